@@ -1,0 +1,31 @@
+# The code-search ranking benchmark. Where every number comes from: `snakemake --dag`.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+# A --configfile names a complete configuration (config/kernel.yaml, config/seed.yaml, or a
+# test's); merging it over the default would silently add the default corpora to it.
+if not workflow.config_settings.configfiles:
+
+    configfile: "config/config.yaml"
+
+
+report: "report/workflow.rst"
+
+
+include: "rules/common.smk"
+include: "rules/corpora.smk"
+include: "rules/symbols.smk"
+include: "rules/queries.smk"
+include: "rules/tools.smk"
+include: "rules/search.smk"
+include: "rules/score.smk"
+include: "rules/timing.smk"
+include: "rules/report.smk"
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

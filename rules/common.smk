@@ -1,0 +1,149 @@
+# Configuration checks and the input functions every stage uses.
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import yaml
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+sys.path.insert(0, workflow.basedir)
+
+from searchbench.configcheck import config_error_line, load_side_file  # noqa: E402
+
+BASEDIR = Path(workflow.basedir)
+SCHEMA = BASEDIR / "config" / "schema" / "config.schema.yaml"
+TOOLS_SCHEMA = BASEDIR / "config" / "schema" / "tools.schema.yaml"
+TRACKS = ["code"]
+
+
+def _validate(data: dict, schema_path: Path, source: str) -> None:
+    """Snakemake's validation (it also fills defaults), reduced to one line on failure."""
+    try:
+        validate(data, str(schema_path), set_default=True)
+    except WorkflowError as err:
+        schema = yaml.safe_load(schema_path.read_text())
+        raise WorkflowError(config_error_line(data, schema, source)) from err
+
+
+_validate(config, SCHEMA, "the configuration")
+config.setdefault("tools", load_side_file(config["tools_file"], BASEDIR)["tools"])
+_validate({"tools": config["tools"]}, TOOLS_SCHEMA, config["tools_file"])
+LANGUAGES = load_side_file(config["languages_file"], BASEDIR)
+ASTGREP_RULES = Path(config["astgrep_rules_dir"])
+if not ASTGREP_RULES.is_absolute() and not ASTGREP_RULES.exists():
+    ASTGREP_RULES = BASEDIR / ASTGREP_RULES
+if config["baseline"] not in config["tools"]:
+    raise WorkflowError(
+        f"config: baseline {config['baseline']!r} is not a tool; "
+        f"set `baseline` to one of {sorted(config['tools'])}"
+    )
+
+
+wildcard_constraints:
+    corpus="|".join(map(re.escape, sorted(config["corpora"]))) or "NONE",
+    tool="|".join(map(re.escape, sorted(config["tools"]))) or "NONE",
+    track="|".join(TRACKS),
+
+
+def code_hash(*modules: str) -> str:
+    """Content hash of the library modules a rule uses: Snakemake reruns a rule when its
+    script changes, but not when a module that script imports does."""
+    digest = hashlib.sha256()
+    for module in sorted(modules):
+        for path in sorted((BASEDIR / "searchbench").glob(f"{module}")):
+            files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+            for file in files:
+                digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def corpus_spec(corpus: str) -> dict:
+    return config["corpora"][corpus]
+
+
+def local_revision(corpus: str) -> str:
+    """A local git corpus is pinned at its current HEAD: when HEAD moves, refetch."""
+    source = corpus_spec(corpus)["source"]
+    if source["kind"] != "local":
+        return ""
+    path = Path(source["path"])
+    result = subprocess.run(
+        ["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True
+    )
+    return result.stdout.strip() if result.returncode == 0 else ""
+
+
+def _resolve_binary(binary: str) -> str | None:
+    found = shutil.which(binary)
+    return str(Path(found).resolve()) if found else None
+
+
+def _tool_availability() -> dict[str, str | None]:
+    """Resolve each tool's binary once, at parse time; None when it is missing."""
+    resolved = {}
+    for name, spec in sorted(config["tools"].items()):
+        binaries = [spec["binary"]] + ([spec["index_binary"]] if spec.get("index_binary") else [])
+        paths = [_resolve_binary(b) for b in binaries]
+        if any(p is None for p in paths):
+            if not spec.get("optional", False):
+                raise WorkflowError(
+                    f"tool {name!r}: binary {spec['binary']!r} not found on PATH; "
+                    f"install it ({spec.get('install_hint', 'see README')}) or mark it optional"
+                )
+            resolved[name] = None
+        else:
+            resolved[name] = paths[0]
+    return resolved
+
+
+TOOL_BINARIES = _tool_availability()
+TOOLS = [name for name, path in TOOL_BINARIES.items() if path is not None]
+SKIPPED_TOOLS = [name for name, path in TOOL_BINARIES.items() if path is None]
+if config["baseline"] not in TOOLS:
+    raise WorkflowError(f"baseline tool {config['baseline']!r} is not available; install it")
+INDEXED_TOOLS = [t for t in TOOLS if config["tools"][t].get("index_argv")]
+LISTING_TOOLS = [t for t in TOOLS if config["tools"][t].get("list_files_argv")]
+CORPORA = sorted(config["corpora"])
+
+
+def tool_index(wildcards) -> list[str]:
+    if wildcards.tool in INDEXED_TOOLS:
+        return [f"resources/index/{wildcards.corpus}/{wildcards.tool}.idx"]
+    return []
+
+
+def corpus_targets(corpus: str) -> list[str]:
+    track_targets = [
+        f"results/{corpus}/{track}/{name}"
+        for track in TRACKS
+        for name in ("inference.json", "scores.tsv", "gt_audit_summary.tsv")
+    ]
+    return track_targets + [
+        f"results/{corpus}/fileset_audit.tsv",
+        *(f"results/{corpus}/timing/{tool}.tsv" for tool in TOOLS),
+    ]
+
+
+def all_targets() -> list[str]:
+    return [
+        "results/tools.json",
+        *(t for corpus in CORPORA for t in corpus_targets(corpus)),
+        "results/report/index.html",
+    ]
+
+
+def config_hash() -> str:
+    """sha256 of the effective configuration, as the report's provenance shows it."""
+    return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
+
+
+def reproduce_command() -> str:
+    files = [str(p) for p in workflow.config_settings.configfiles]
+    flag = "".join(f" --configfile {f}" for f in files)
+    return f"snakemake --cores 8{flag}"

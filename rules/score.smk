@@ -1,0 +1,33 @@
+rule score:
+    input:
+        queries="results/{corpus}/{track}/queries.tsv",
+        qrels="results/{corpus}/{track}/qrels.txt",
+        runs=expand("results/{{corpus}}/{{track}}/runs/{tool}.run", tool=TOOLS),
+        raw=expand("results/{{corpus}}/{{track}}/raw/{tool}.jsonl", tool=TOOLS),
+    output:
+        scores="results/{corpus}/{track}/scores.tsv",
+    params:
+        baseline=config["baseline"],
+        code=code_hash("metrics.py", "trec.py", "paths.py"),
+    log:
+        "results/logs/{corpus}/{track}/score.log",
+    script:
+        "../scripts/score.py"
+
+
+rule inference:
+    input:
+        scores="results/{corpus}/{track}/scores.tsv",
+    output:
+        json="results/{corpus}/{track}/inference.json",
+        tsv="results/{corpus}/{track}/inference.tsv",
+    params:
+        baseline=config["baseline"],
+        seed=config["seed"],
+        alpha=config["alpha"],
+        resamples=config["resamples"],
+        code=code_hash("inference.py"),
+    log:
+        "results/logs/{corpus}/{track}/inference.log",
+    script:
+        "../scripts/inference.py"
