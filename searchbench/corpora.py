@@ -1,0 +1,717 @@
+"""Fetch a corpus at a pinned revision into a plain directory, safely and atomically.
+
+Source kinds (config/schema/config.schema.yaml): git, deb, npm, pypi, local. Everything is
+built in a temporary folder next to the destination and renamed into place at the end, so
+a failure leaves no partial corpus, manifest or file list. Archives are unpacked by our own
+member filter (`extract_tar`, `extract_zip`): absolute names, `..`, device files, links whose
+target leaves the tree and writes through links are refused.
+"""
+
+import datetime
+import hashlib
+import json
+import logging
+import os
+import posixpath
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from searchbench.errors import BenchError
+from searchbench.fileset import FileEntry, scan_files, write_files_tsv
+
+log = logging.getLogger(__name__)
+
+FULL_SHA = re.compile(r"^[0-9a-fA-F]{40}$")
+# Highest-precedence attributes for `git archive`: export the blobs exactly as committed
+# (no export-ignore, no export-subst, no eol/ident/filter conversion).
+RAW_EXPORT_ATTRIBUTES = (
+    "* -export-ignore -export-subst -text -eol -ident -filter -working-tree-encoding\n"
+)
+GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"}
+CHUNK = 1 << 20
+
+
+# ---------------------------------------------------------------------------- commands
+
+
+def _last_message(text: str) -> str:
+    """The most telling line of a tool's stderr: its last error line, else its last line."""
+    noise = ("unsandboxed as root", "complete log of this run", "In most cases", "npm error code")
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    lines = [line for line in lines if not any(word in line for word in noise)]
+    starts = ("E:", "error", "fatal:", "npm error", "ERROR:")
+    errors = [line for line in lines if line.startswith(starts)]
+    chosen = errors[-1] if errors else (lines[-1] if lines else "no message")
+    return chosen[:300]
+
+
+def run_tool(argv: list[str], what: str, hint: str, cwd: Path | None = None) -> str:
+    """Run a command without a shell; return stdout, or raise a one-line BenchError."""
+    env = {**os.environ, **GIT_ENV} if argv[0] == "git" else None
+    log.info("run: %s", " ".join(argv))
+    try:
+        proc = subprocess.run(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            check=False,
+        )
+    except FileNotFoundError as exc:
+        raise BenchError(f"{what}: `{argv[0]}` is not installed; {hint}") from exc
+    if proc.stderr.strip():
+        log.info("%s stderr: %s", argv[0], proc.stderr.strip())
+    if proc.returncode != 0:
+        raise BenchError(
+            f"{what} failed (exit {proc.returncode}: {_last_message(proc.stderr)}); {hint}"
+        )
+    return proc.stdout
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(CHUNK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def archive_record(path: Path, label: str | None = None) -> dict:
+    return {"file": label or path.name, "sha256": sha256_of(path), "bytes": path.stat().st_size}
+
+
+def check_sha256(path: Path, expected: str | None, what: str) -> None:
+    if not expected:
+        return
+    got = sha256_of(path)
+    if got != expected.lower():
+        raise BenchError(
+            f"sha256 mismatch for {what} ({path.name}): expected {expected.lower()}, got {got}; "
+            "the registry serves different bytes than pinned: check the pin or the source"
+        )
+
+
+# ---------------------------------------------------------------------------- safe extraction
+
+
+def member_parts(name: str, archive: str) -> list[str]:
+    """Split an archive member name into safe components; refuse absolute names and `..`."""
+    if name.startswith("/"):
+        raise BenchError(f"unsafe archive {archive}: member {name!r} has an absolute path")
+    parts = [part for part in name.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise BenchError(f"unsafe archive {archive}: member {name!r} contains '..'")
+    return parts
+
+
+def link_target_inside(link_parts: list[str], target: str) -> bool:
+    """Whether a symlink at link_parts pointing to target stays inside the tree (lexically)."""
+    if not target or target.startswith("/"):
+        return False
+    joined = posixpath.normpath(posixpath.join("/".join(link_parts[:-1]) or ".", target))
+    return joined != ".." and not joined.startswith("../")
+
+
+def _prepare_parent(root: Path, parts: list[str], archive: str, name: str) -> Path:
+    """Create the parent folders of a member, refusing to pass through a link or a file."""
+    current = root
+    for part in parts[:-1]:
+        current = current / part
+        try:
+            mode = os.lstat(current).st_mode
+        except FileNotFoundError:
+            os.mkdir(current, 0o755)
+            continue
+        if stat.S_ISLNK(mode):
+            raise BenchError(
+                f"unsafe archive {archive}: member {name!r} would be written through a symlink"
+            )
+        if not stat.S_ISDIR(mode):
+            raise BenchError(
+                f"bad archive {archive}: member {name!r} needs a folder where a file is"
+            )
+    return current / parts[-1]
+
+
+def _clear_target(path: Path, archive: str, name: str) -> None:
+    """Remove an earlier non-folder at path (a later member wins, as in tar)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(mode):
+        raise BenchError(f"bad archive {archive}: member {name!r} would replace a folder")
+    os.unlink(path)
+
+
+def _write_stream(path: Path, source, executable: bool) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    fd = os.open(path, flags, 0o755 if executable else 0o644)
+    with os.fdopen(fd, "wb") as out:
+        shutil.copyfileobj(source, out, CHUNK)
+
+
+def _add_dir(root: Path, parts: list[str], archive: str, name: str) -> None:
+    if not parts:
+        return
+    path = _prepare_parent(root, parts, archive, name)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        os.mkdir(path, 0o755)
+        return
+    if not stat.S_ISDIR(mode):
+        raise BenchError(f"bad archive {archive}: folder member {name!r} collides with a file")
+
+
+def _add_file(root: Path, parts: list[str], source, executable: bool, archive: str, name: str):
+    if not parts:
+        raise BenchError(f"bad archive {archive}: file member {name!r} has no name")
+    path = _prepare_parent(root, parts, archive, name)
+    _clear_target(path, archive, name)
+    _write_stream(path, source, executable)
+
+
+def _add_symlink(root: Path, parts: list[str], target: str, archive: str, name: str) -> None:
+    if not parts:
+        raise BenchError(f"bad archive {archive}: symlink member {name!r} has no name")
+    if not link_target_inside(parts, target):
+        raise BenchError(
+            f"unsafe archive {archive}: symlink {name!r} -> {target!r} points outside the corpus"
+        )
+    path = _prepare_parent(root, parts, archive, name)
+    _clear_target(path, archive, name)
+    os.symlink(target, path)
+
+
+def _add_hardlink(root: Path, parts: list[str], target: str, archive: str, name: str) -> None:
+    source_parts = member_parts(target, archive)
+    source = root.joinpath(*source_parts) if source_parts else root
+    try:
+        mode = os.lstat(source).st_mode
+    except FileNotFoundError:
+        mode = 0
+    inside = _is_inside(os.path.realpath(source), os.path.realpath(root))
+    if not stat.S_ISREG(mode) or not inside:
+        raise BenchError(
+            f"bad archive {archive}: hard link {name!r} -> {target!r} names no earlier regular file"
+        )
+    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as handle:
+        _add_file(root, parts, handle, bool(mode & 0o111), archive, name)
+
+
+def extract_tar(path: Path, root: Path, label: str) -> None:
+    """Unpack a (possibly compressed) tar into root with the safe member filter."""
+    try:
+        with tarfile.open(path, "r:*") as archive:
+            for member in archive:
+                name = member.name
+                parts = member_parts(name, label)
+                if member.isdir():
+                    _add_dir(root, parts, label, name)
+                elif member.issym():
+                    _add_symlink(root, parts, member.linkname, label, name)
+                elif member.islnk():
+                    _add_hardlink(root, parts, member.linkname, label, name)
+                elif member.isreg():
+                    source = archive.extractfile(member)
+                    _add_file(root, parts, source, bool(member.mode & 0o111), label, name)
+                else:
+                    raise BenchError(
+                        f"unsafe archive {label}: member {name!r} is a device or special file"
+                    )
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        raise BenchError(f"cannot unpack {label}: {exc}; the download may be damaged") from exc
+
+
+def extract_zip(path: Path, root: Path, label: str) -> None:
+    """Unpack a zip into root with the safe member filter (unix symlinks honoured)."""
+    special = {stat.S_IFCHR, stat.S_IFBLK, stat.S_IFIFO, stat.S_IFSOCK}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                name = info.filename
+                parts = member_parts(name, label)
+                mode = (info.external_attr >> 16) if info.create_system == 3 else 0
+                if stat.S_IFMT(mode) in special:
+                    raise BenchError(
+                        f"unsafe archive {label}: member {name!r} is a device or special file"
+                    )
+                if info.is_dir() or stat.S_ISDIR(mode):
+                    _add_dir(root, parts, label, name)
+                elif stat.S_ISLNK(mode):
+                    target = archive.read(info).decode("utf-8", "surrogateescape")
+                    _add_symlink(root, parts, target, label, name)
+                else:
+                    with archive.open(info) as source:
+                        _add_file(root, parts, source, bool(mode & 0o111), label, name)
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise BenchError(f"cannot unpack {label}: {exc}; the download may be damaged") from exc
+
+
+def extract_archive(path: Path, root: Path, label: str) -> None:
+    """Unpack a zip or tar (gz, bz2, xz or plain) by its leading bytes."""
+    with open(path, "rb") as handle:
+        magic = handle.read(4)
+    if magic in (b"PK\x03\x04", b"PK\x05\x06"):
+        extract_zip(path, root, label)
+    else:
+        extract_tar(path, root, label)
+
+
+def _is_inside(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
+def check_links_inside(root: Path) -> int:
+    """Refuse any symlink under root that resolves (through other links) outside it."""
+    top = os.path.realpath(root)
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        for name in dirnames + filenames:
+            full = os.path.join(dirpath, name)
+            if os.path.islink(full):
+                count += 1
+                if not _is_inside(os.path.realpath(full), top):
+                    rel = os.path.relpath(full, root)
+                    raise BenchError(
+                        f"symlink {rel!r} -> {os.readlink(full)!r} resolves outside the corpus "
+                        "root; widen `subdir` or drop the link from the source"
+                    )
+    return count
+
+
+# ---------------------------------------------------------------------------- source kinds
+
+
+def _git_export(repo: Path, commit: str, tree: Path, work: Path, label: str) -> None:
+    tar_path = work / "export.tar"
+    run_tool(
+        ["git", "--git-dir", str(repo), "archive", "--format=tar", "-o", str(tar_path), commit],
+        f"git archive of {label}",
+        "check that the commit's objects are present",
+    )
+    extract_tar(tar_path, tree, f"git archive of {label}")
+    tar_path.unlink()
+
+
+def _new_bare_repo(work: Path) -> Path:
+    repo = work / "repo.git"
+    run_tool(["git", "init", "--quiet", "--bare", str(repo)], "git init", "check git")
+    (repo / "info").mkdir(exist_ok=True)
+    (repo / "info" / "attributes").write_text(RAW_EXPORT_ATTRIBUTES, encoding="utf-8")
+    return repo
+
+
+def _git_location(url: str, workdir: Path) -> str:
+    """A URL as given, or a local repository path made absolute against workdir."""
+    if "://" in url or re.match(r"^[\w.-]+@[\w.-]+:", url):
+        return url
+    candidate = workdir / url
+    return str(candidate.resolve()) if candidate.exists() else url
+
+
+def fetch_git(name: str, source: dict, tree: Path, work: Path, workdir: Path) -> dict:
+    url, revision = source["url"], str(source["revision"])
+    location = _git_location(url, workdir)
+    repo = _new_bare_repo(work)
+    hint = f"check that {url} is reachable and has revision {revision!r}"
+    git = ["git", "--git-dir", str(repo)]
+    try:  # the cheap way: only the pinned revision
+        run_tool(
+            [*git, "fetch", "--quiet", "--no-tags", "--depth", "1", location, revision],
+            f"git fetch of {url}",
+            hint,
+        )
+        target = "FETCH_HEAD"
+    except BenchError as shallow_error:  # a short SHA or a server refusing SHA wants
+        log.info("shallow fetch failed (%s); fetching all branches and tags", shallow_error)
+        run_tool(
+            [*git, "fetch", "--quiet", "--tags", location, "+refs/heads/*:refs/heads/*"],
+            f"git fetch of {url}",
+            hint,
+        )
+        target = revision
+    commit = run_tool(
+        [*git, "rev-parse", "--verify", "--quiet", f"{target}^{{commit}}"],
+        f"resolving revision {revision!r} of {url}",
+        f"check that {revision!r} names a commit, tag or branch of {url}",
+    ).strip()
+    if FULL_SHA.match(revision) and commit != revision.lower():
+        raise BenchError(
+            f"git pin mismatch for {url}: revision {revision} resolves to commit {commit} "
+            f"(is it a tag object?); pin the commit SHA {commit}"
+        )
+    _git_export(repo, commit, tree, work, f"{url}@{commit}")
+    return {
+        "pinned_revision": revision,
+        "resolved_revision": commit,
+        "resolved_commit": commit,
+        "url": url,
+        "archives": [],
+    }
+
+
+def fetch_local_git(path: Path, tree: Path, work: Path) -> dict:
+    hint = f"check that {path} is a git repository with at least one commit"
+    common = run_tool(
+        ["git", "-C", str(path), "rev-parse", "--path-format=absolute", "--git-common-dir"],
+        f"reading git repository {path}",
+        hint,
+    ).strip()
+    head = run_tool(
+        ["git", "-C", str(path), "rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
+        f"resolving HEAD of {path}",
+        f"{path} has no commit yet: commit first (its HEAD is what is measured)",
+    ).strip()
+    status = run_tool(
+        ["git", "-C", str(path), "status", "--porcelain", "--untracked-files=no"],
+        f"git status of {path}",
+        hint,
+    )
+    repo = _new_bare_repo(work)
+    # Borrow the objects instead of copying them; our own info/attributes governs the export.
+    alternates = repo / "objects" / "info" / "alternates"
+    alternates.write_text(str(Path(common) / "objects") + "\n", encoding="utf-8")
+    _git_export(repo, head, tree, work, f"{path}@{head}")
+    return {
+        "resolved_revision": head,
+        "resolved_commit": head,
+        "dirty": bool(status.strip()),
+        "archives": [],
+    }
+
+
+def copy_local_dir(source: Path, tree: Path) -> None:
+    """Copy regular files and symlinks (never followed); skip .git folders and special files."""
+    top = os.fsencode(source)
+    dest_top = os.fsencode(tree)
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
+        rel_dir = os.path.relpath(dirpath, top)
+        out_dir = dest_top if rel_dir == b"." else os.path.join(dest_top, rel_dir)
+        kept = []
+        for name in sorted(dirnames):
+            full = os.path.join(dirpath, name)
+            if os.path.islink(full):
+                os.symlink(os.readlink(full), os.path.join(out_dir, name))
+            elif name != b".git":
+                os.mkdir(os.path.join(out_dir, name), 0o755)
+                kept.append(name)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            full = os.path.join(dirpath, name)
+            mode = os.lstat(full).st_mode
+            if stat.S_ISLNK(mode):
+                os.symlink(os.readlink(full), os.path.join(out_dir, name))
+            elif stat.S_ISREG(mode) and name != b".git":
+                shutil.copyfile(full, os.path.join(out_dir, name), follow_symlinks=False)
+                if mode & 0o111:
+                    os.chmod(os.path.join(out_dir, name), 0o755)
+
+
+def fetch_local(name: str, source: dict, tree: Path, work: Path, workdir: Path) -> dict:
+    path = (workdir / source["path"]).resolve()
+    if not path.is_dir():
+        raise BenchError(f"local corpus {name}: {path} is not a directory; check `source.path`")
+    if (path / ".git").exists():
+        result = fetch_local_git(path, tree, work)
+    else:
+        copy_local_dir(path, tree)
+        result = {"resolved_revision": None, "archives": []}
+    return {"pinned_revision": source["path"], **result}
+
+
+def _package_path(name: str) -> str:
+    """A package member name without leading './' or '/', normalized."""
+    return posixpath.normpath("/" + name).lstrip("/") or "."
+
+
+def _find_tar_member(archive: tarfile.TarFile, wanted: str) -> tarfile.TarInfo | None:
+    """The member at a package path, following in-package symlinks (a few hops)."""
+    members = {_package_path(m.name): m for m in archive.getmembers()}
+    key = _package_path(wanted)
+    for _ in range(8):
+        member = members.get(key)
+        if member is None or not member.issym():
+            return member
+        target = member.linkname
+        base = "" if target.startswith("/") else posixpath.dirname(key)
+        key = _package_path(posixpath.join(base, target))
+    return None
+
+
+def _unpack_deb(deb: Path, package: dict, tree: Path, work: Path, archives: list) -> None:
+    fsys = work / "fsys.tar"
+    with open(fsys, "wb") as out:
+        try:
+            proc = subprocess.run(
+                ["dpkg-deb", "--fsys-tarfile", str(deb)],
+                stdout=out,
+                stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
+        except FileNotFoundError as exc:
+            raise BenchError("dpkg-deb is not installed; install the `dpkg` package") from exc
+    if proc.returncode != 0:
+        message = _last_message(proc.stderr.decode("utf-8", "replace"))
+        raise BenchError(f"dpkg-deb could not read {deb.name} ({message}); the download may be bad")
+    inner = package.get("inner_archive")
+    if not inner:
+        extract_tar(fsys, tree, deb.name)
+    else:
+        inner_path = work / "inner-archive"
+        with tarfile.open(fsys) as archive:
+            member = _find_tar_member(archive, inner)
+            if member is None or not member.isreg():
+                raise BenchError(
+                    f"inner_archive {inner} is not a file in package {package['name']} "
+                    f"({deb.name}); `dpkg-deb -c` lists what the package holds"
+                )
+            source = archive.extractfile(member)
+            _write_stream(inner_path, source, False)
+        archives.append(archive_record(inner_path, f"{deb.name}:{_package_path(inner)}"))
+        extract_archive(inner_path, tree, f"{inner} from {deb.name}")
+        inner_path.unlink()
+    fsys.unlink()
+
+
+def fetch_deb(name: str, source: dict, tree: Path, work: Path, workdir: Path) -> dict:
+    archives: list[dict] = []
+    packages = []
+    for index, package in enumerate(source["packages"]):
+        pkg, version = package["name"], str(package["version"])
+        folder = work / f"deb-{index}"
+        folder.mkdir()
+        run_tool(
+            ["apt-get", "download", f"{pkg}={version}"],
+            f"apt-get download {pkg}={version}",
+            f"check that Debian package {pkg} version {version} is in the apt sources "
+            f"(run `apt-get update`; `apt-cache policy {pkg}` lists the versions on offer)",
+            cwd=folder,
+        )
+        debs = sorted(folder.glob("*.deb"))
+        if len(debs) != 1:
+            raise BenchError(f"apt-get download {pkg}={version} left {len(debs)} .deb files")
+        deb = debs[0]
+        check_sha256(deb, package.get("sha256"), f"Debian package {pkg}={version}")
+        archives.append(archive_record(deb))
+        fields = run_tool(
+            ["dpkg-deb", "--field", str(deb), "Package", "Version"],
+            f"reading the control fields of {deb.name}",
+            "the download may be damaged",
+        )
+        control = dict(line.split(": ", 1) for line in fields.splitlines() if ": " in line)
+        packages.append(
+            {"name": pkg, "version": version, "resolved_version": control.get("Version")}
+        )
+        _unpack_deb(deb, package, tree, work, archives)
+        deb.unlink()
+    return {
+        "pinned_revision": " ".join(f"{p['name']}={p['version']}" for p in packages),
+        "resolved_revision": " ".join(f"{p['name']}={p['resolved_version']}" for p in packages),
+        "packages": packages,
+        "archives": archives,
+    }
+
+
+def fetch_npm(name: str, source: dict, tree: Path, work: Path, workdir: Path) -> dict:
+    pkg, version = source["package"], str(source["version"])
+    folder = work / "npm"
+    folder.mkdir()
+    out = run_tool(
+        ["npm", "pack", "--json", "--ignore-scripts", f"{pkg}@{version}"],
+        f"npm pack {pkg}@{version}",
+        f"check that npm package {pkg} has version {version} (`npm view {pkg} versions`)",
+        cwd=folder,
+    )
+    try:
+        info = json.loads(out)[0]
+    except (ValueError, IndexError, KeyError) as exc:
+        raise BenchError(f"npm pack {pkg}@{version} printed no JSON package record") from exc
+    tgz = folder / info["filename"]
+    check_sha256(tgz, source.get("sha256"), f"npm package {pkg}@{version}")
+    record = archive_record(tgz)
+    extract_tar(tgz, tree, tgz.name)
+    return {
+        "pinned_revision": version,
+        "resolved_revision": info.get("version"),
+        "archives": [record],
+    }
+
+
+def _sdist_version(filename: str, package: str) -> str | None:
+    stem = re.sub(r"\.(tar\.gz|tar\.bz2|tar\.xz|tgz|zip|tar)$", "", filename)
+    return stem.rsplit("-", 1)[1] if "-" in stem else None
+
+
+def fetch_pypi(name: str, source: dict, tree: Path, work: Path, workdir: Path) -> dict:
+    pkg, version = source["package"], str(source["version"])
+    folder = work / "pypi"
+    folder.mkdir()
+    run_tool(
+        [
+            sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+            "--no-binary", ":all:", "--disable-pip-version-check", "--no-input",
+            "--dest", str(folder), f"{pkg}=={version}",
+        ],
+        f"pip download {pkg}=={version}",
+        f"check that PyPI project {pkg} has a source distribution of version {version}",
+    )  # fmt: skip
+    files = sorted(p for p in folder.iterdir() if p.is_file())
+    if len(files) != 1:
+        raise BenchError(f"pip download {pkg}=={version} left {len(files)} files, expected 1")
+    sdist = files[0]
+    check_sha256(sdist, source.get("sha256"), f"PyPI sdist {pkg}=={version}")
+    record = archive_record(sdist)
+    extract_archive(sdist, tree, sdist.name)
+    return {
+        "pinned_revision": version,
+        "resolved_revision": _sdist_version(sdist.name, pkg),
+        "archives": [record],
+    }
+
+
+FETCHERS: dict[str, Callable[[str, dict, Path, Path, Path], dict]] = {
+    "git": fetch_git,
+    "deb": fetch_deb,
+    "npm": fetch_npm,
+    "pypi": fetch_pypi,
+    "local": fetch_local,
+}
+
+
+# ---------------------------------------------------------------------------- assembly
+
+
+def select_subdir(tree: Path, subdir: str | None, name: str) -> Path:
+    """The folder that becomes the corpus root; a clear error when it is missing."""
+    if not subdir:
+        return tree
+    parts = member_parts(subdir, f"`subdir` of corpus {name}")
+    deepest, found = tree, []
+    for part in parts:
+        candidate = deepest / part
+        if candidate.is_symlink() or not candidate.is_dir():
+            break
+        deepest = candidate
+        found.append(part)
+    if len(found) == len(parts):
+        return deepest
+    entries = sorted(os.listdir(deepest))
+    shown = ", ".join(entries[:20]) + (
+        f", ... ({len(entries)} entries)" if len(entries) > 20 else ""
+    )
+    where = "/".join(found) or "the top level"
+    raise BenchError(
+        f"subdir {subdir!r} not found in corpus {name}: {where} holds [{shown or 'nothing'}]; "
+        "fix `subdir` in the config"
+    )
+
+
+def summarize(entries: list[FileEntry]) -> dict:
+    """File, byte, language, binary and symlink counts of a corpus file list."""
+    regular = [e for e in entries if e.kind != "symlink"]
+    return {
+        "files": len(regular),
+        "bytes": sum(e.bytes for e in regular),
+        "files_per_language": dict(sorted(Counter(e.language for e in regular).items())),
+        "binary_files": sum(1 for e in regular if e.kind == "binary"),
+        "symlinks": len(entries) - len(regular),
+    }
+
+
+def build_manifest(name: str, spec: dict, fetched: dict, entries: list[FileEntry]) -> dict:
+    source = spec["source"]
+    manifest = {
+        "corpus": name,
+        "description": spec.get("description", ""),
+        "source": source,
+        "kind": source["kind"],
+        "subdir": spec.get("subdir"),
+        "fetched_at": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        **fetched,
+        **summarize(entries),
+    }
+    return manifest
+
+
+def _write_temp(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+    return Path(tmp)
+
+
+def fetch_corpus(
+    name: str,
+    spec: dict,
+    dest_root: Path,
+    manifest_path: Path,
+    files_path: Path,
+    languages: dict,
+    workdir: Path,
+) -> dict:
+    """Fetch corpus `name` per its config entry; write root, corpus.json and files.tsv.
+
+    Everything is built next to dest_root and moved into place at the end; on failure
+    nothing new is left behind (earlier outputs stay as they were). Returns the manifest.
+    """
+    dest_root, manifest_path, files_path = Path(dest_root), Path(manifest_path), Path(files_path)
+    kind = spec["source"]["kind"]
+    if kind not in FETCHERS:
+        raise BenchError(
+            f"corpus {name}: unknown source kind {kind!r}; use one of {list(FETCHERS)}"
+        )
+    dest_root.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{dest_root.name}.fetch-", dir=dest_root.parent))
+    temps: list[Path] = []
+    try:
+        tree, work = staging / "tree", staging / "work"
+        tree.mkdir()
+        work.mkdir()
+        log.info("fetching corpus %s (%s)", name, kind)
+        fetched = FETCHERS[kind](name, spec["source"], tree, work, Path(workdir))
+        root = select_subdir(tree, spec.get("subdir"), name)
+        check_links_inside(root)
+        entries = scan_files(root, languages)
+        if not any(e.kind != "symlink" for e in entries):
+            raise BenchError(f"corpus {name} has no files; check its source and `subdir`")
+        manifest = build_manifest(name, spec, fetched, entries)
+        files_tmp = files_path.with_name(f".{files_path.name}.{os.getpid()}.tmp")
+        temps.append(files_tmp)
+        write_files_tsv(entries, files_tmp)
+        temps.append(
+            _write_temp(manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+        )
+        previous = staging / "previous"
+        if os.path.lexists(dest_root):
+            os.rename(dest_root, previous)
+        try:
+            os.rename(root, dest_root)
+        except OSError:
+            if os.path.lexists(previous):
+                os.rename(previous, dest_root)
+            raise
+        os.replace(files_tmp, files_path)
+        os.replace(temps[1], manifest_path)
+        log.info("corpus %s: %d files, %d bytes", name, manifest["files"], manifest["bytes"])
+        return manifest
+    finally:
+        for tmp in temps:
+            tmp.unlink(missing_ok=True)
+        shutil.rmtree(staging, ignore_errors=True)

@@ -1,0 +1,73 @@
+"""Which files each tool actually searches, compared with the corpus's file set.
+
+The target is every text file of the corpus with at least one byte (files.tsv kind `text`):
+an empty file cannot match any query, and binary files are outside the target by design.
+Each tool lists what it searches by matching the empty pattern with its own flags, so the
+listing goes through the same walk, ignore rules and binary detection as a real search.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from searchbench.fileset import FileEntry
+from searchbench.paths import encode_path
+
+EXAMPLES = 5
+AUDIT_HEADER = (
+    "tool", "target", "searched", "missing", "extra", "duplicates",
+    "examples_missing", "examples_extra",
+)
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    tool: str
+    target: int
+    searched: int
+    missing: int
+    extra: int
+    duplicates: int
+    examples_missing: tuple[str, ...]
+    examples_extra: tuple[str, ...]
+
+
+def target_set(entries: Iterable[FileEntry]) -> set[str]:
+    """Encoded paths of the text files a search should cover."""
+    return {encode_path(e.path) for e in entries if e.kind == "text" and e.bytes > 0}
+
+
+def audit_tool(tool: str, target: set[str], listed: list[str]) -> AuditRow:
+    """Compare one tool's listing (encoded paths, its order, maybe repeated) with the target."""
+    searched = set(listed)
+    missing = sorted(target - searched)
+    extra = sorted(searched - target)
+    return AuditRow(
+        tool=tool,
+        target=len(target),
+        searched=len(searched),
+        missing=len(missing),
+        extra=len(extra),
+        duplicates=len(listed) - len(searched),
+        examples_missing=tuple(missing[:EXAMPLES]),
+        examples_extra=tuple(extra[:EXAMPLES]),
+    )
+
+
+def format_audit(rows: Iterable[AuditRow]) -> str:
+    lines = ["\t".join(AUDIT_HEADER)]
+    for row in sorted(rows, key=lambda r: r.tool):
+        lines.append(
+            "\t".join(
+                [
+                    row.tool,
+                    str(row.target),
+                    str(row.searched),
+                    str(row.missing),
+                    str(row.extra),
+                    str(row.duplicates),
+                    ",".join(row.examples_missing) or "-",
+                    ",".join(row.examples_extra) or "-",
+                ]
+            )
+        )
+    return "\n".join(lines) + "\n"

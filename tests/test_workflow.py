@@ -1,0 +1,139 @@
+"""The workflow end to end on small local corpora: outputs, determinism, no-op rerun, errors."""
+
+import filecmp
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+pytestmark = pytest.mark.slow
+
+
+def _write_corpus(root: Path) -> None:
+    """A small two-language corpus with enough exactly-once declarations for >= 10 queries."""
+    shutil.copytree(REPO / "searchbench", root / "searchbench",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "lib").mkdir()
+    (root / "lib" / "util.c").write_text(
+        "#include <stdio.h>\n#define BUFFER_LIMIT 64\n"
+        "struct ring_state { int head; };\n"
+        "static int ring_advance(struct ring_state *s) { return s->head + 1; }\n"
+        "int ring_reset(struct ring_state *s) { s->head = 0; return ring_advance(s); }\n"
+    )
+    (root / "docs").mkdir()
+    (root / "docs" / "notes.md").write_text("ring_advance is used by ring_reset.\n")
+
+
+def _config(workdir: Path, corpus: Path, queries: int = 12) -> dict:
+    return {
+        "seed": 7,
+        "queries_per_corpus": queries,
+        "min_symbol_length": 4,
+        "tools_file": str(REPO / "config" / "tools.yaml"),
+        "languages_file": str(REPO / "config" / "languages.yaml"),
+        "astgrep_rules_dir": str(REPO / "config" / "astgrep"),
+        "baseline": "rg",
+        "timeout_seconds": 30,
+        "resamples": 2000,
+        "timing": {"queries": 2, "warmups": 0, "repeats": 1, "timeout_seconds": 30},
+        "corpora": {"mini": {"description": "fixture", "source": {"kind": "local",
+                                                                   "path": str(corpus)}}},
+    }
+
+
+def _snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    cmd = [*SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(workdir),
+           "--configfile", str(workdir / "config.yaml"), "--workflow-profile", "none",
+           "--resources", "timing_slot=1", *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return proc
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    corpus = tmp_path_factory.mktemp("corpus")
+    _write_corpus(corpus)
+    runs = []
+    for cores in ("1", "2"):
+        workdir = tmp_path_factory.mktemp(f"run{cores}")
+        (workdir / "config.yaml").write_text(yaml.safe_dump(_config(workdir, corpus)))
+        _snakemake(workdir, "--cores", cores)
+        runs.append(workdir)
+    return runs
+
+
+REPRODUCIBLE = [
+    "results/mini/files.tsv",
+    "results/mini/symbols.tsv",
+    "results/mini/unseen.tsv",
+    "results/mini/code/queries.tsv",
+    "results/mini/code/qrels.txt",
+    "results/mini/code/funnel.tsv",
+    "results/mini/code/runs/rg.run",
+    "results/mini/code/runs/hay.run",
+    "results/mini/code/runs/ast-grep.run",
+    "results/mini/code/scores.tsv",
+    "results/mini/code/inference.json",
+    "results/mini/code/inference.tsv",
+    "results/mini/fileset_audit.tsv",
+]
+
+
+def test_outputs_are_byte_identical_across_core_counts(two_runs):
+    first, second = two_runs
+    for rel in REPRODUCIBLE:
+        assert (first / rel).is_file(), rel
+        assert filecmp.cmp(first / rel, second / rel, shallow=False), f"{rel} differs"
+
+
+def test_every_query_has_a_run_line_or_is_absent_and_scores_cover_all_tools(two_runs):
+    workdir = two_runs[0]
+    queries = (workdir / "results/mini/code/queries.tsv").read_text().splitlines()[1:]
+    assert len(queries) == 12
+    scores = (workdir / "results/mini/code/scores.tsv").read_text().splitlines()
+    tools = json.loads((workdir / "results/tools.json").read_text())
+    available = [name for name, rec in tools.items() if rec["available"]]
+    assert len(scores) - 1 == 12 * len(available)
+    # The baseline prints every file containing the literal, so the declaring file is found.
+    base_ranks = [line.split("\t")[3] for line in scores[1:] if line.split("\t")[1] == "rg"]
+    assert all(int(rank) >= 1 for rank in base_ranks)
+
+
+def test_report_is_written(two_runs):
+    html = (two_runs[0] / "results/report/index.html").read_text()
+    assert "mini" in html and "hay" in html
+
+
+def test_nothing_to_do_after_a_full_run(two_runs):
+    proc = _snakemake(two_runs[0], "-n", "--cores", "1")
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("mutate", "expected"),
+    [
+        (lambda c: c.update(queries_per_corpus=0), "queries_per_corpus"),
+        (lambda c: c["corpora"]["mini"]["source"].pop("path"), "path"),
+        (lambda c: c["corpora"]["mini"]["source"].update(kind="svn"), "kind"),
+        (lambda c: c.update(baseline="nosuchtool"), "baseline"),
+        (lambda c: c.update(surprise=1), "surprise"),
+    ],
+)
+def test_malformed_config_stops_with_one_line_naming_the_key(tmp_path, mutate, expected):
+    config = _config(tmp_path, tmp_path)
+    mutate(config)
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    proc = _snakemake(tmp_path, "-n", "--cores", "1", check=False)
+    assert proc.returncode != 0
+    output = proc.stdout + proc.stderr
+    lines = [line for line in output.splitlines() if expected in line and "config" in line]
+    assert lines, output[-3000:]
+    assert not (tmp_path / "results").exists()
