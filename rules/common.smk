@@ -2,7 +2,6 @@
 import hashlib
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,8 @@ from snakemake.utils import validate
 sys.path.insert(0, workflow.basedir)
 
 from searchbench.configcheck import config_error_line, load_side_file  # noqa: E402
+from searchbench.errors import BenchError  # noqa: E402
+from searchbench.tools import resolve_tools, specs_from_mapping  # noqa: E402
 
 BASEDIR = Path(workflow.basedir)
 SCHEMA = BASEDIR / "config" / "schema" / "config.schema.yaml"
@@ -79,32 +80,22 @@ def local_revision(corpus: str) -> str:
     return result.stdout.strip() if result.returncode == 0 else ""
 
 
-def _resolve_binary(binary: str) -> str | None:
-    found = shutil.which(binary)
-    return str(Path(found).resolve()) if found else None
+def _resolve_tools() -> dict:
+    """Resolve each tool's binary once, at parse time (§8: grep may not be grep)."""
+    try:
+        return resolve_tools(specs_from_mapping(config["tools"]))
+    except BenchError as err:
+        raise WorkflowError(str(err)) from None
 
 
-def _tool_availability() -> dict[str, str | None]:
-    """Resolve each tool's binary once, at parse time; None when it is missing."""
-    resolved = {}
-    for name, spec in sorted(config["tools"].items()):
-        binaries = [spec["binary"]] + ([spec["index_binary"]] if spec.get("index_binary") else [])
-        paths = [_resolve_binary(b) for b in binaries]
-        if any(p is None for p in paths):
-            if not spec.get("optional", False):
-                raise WorkflowError(
-                    f"tool {name!r}: binary {spec['binary']!r} not found on PATH; "
-                    f"install it ({spec.get('install_hint', 'see README')}) or mark it optional"
-                )
-            resolved[name] = None
-        else:
-            resolved[name] = paths[0]
-    return resolved
-
-
-TOOL_BINARIES = _tool_availability()
-TOOLS = [name for name, path in TOOL_BINARIES.items() if path is not None]
-SKIPPED_TOOLS = [name for name, path in TOOL_BINARIES.items() if path is None]
+RESOLVED_TOOLS = _resolve_tools()
+TOOLS = [name for name, tool in RESOLVED_TOOLS.items() if tool.available]
+SKIPPED_TOOLS = [name for name, tool in RESOLVED_TOOLS.items() if not tool.available]
+# A changed binary (path or content) re-resolves results/tools.json and reruns what used it.
+TOOL_BINARIES = {
+    name: [tool.binary_path, tool.sha256, tool.index_sha256]
+    for name, tool in RESOLVED_TOOLS.items()
+}
 if config["baseline"] not in TOOLS:
     raise WorkflowError(f"baseline tool {config['baseline']!r} is not available; install it")
 INDEXED_TOOLS = [t for t in TOOLS if config["tools"][t].get("index_argv")]

@@ -1,0 +1,11 @@
+"""Build a tool's per-corpus index (the ctags tags file) once, for all its queries."""
+
+import os
+
+from searchbench.runner import build_index
+from searchbench.tools import read_tools_json
+
+snakemake = globals()["snakemake"]
+
+tool = read_tools_json(snakemake.input.tools)[snakemake.wildcards.tool]
+build_index(tool, snakemake.input.root, os.path.abspath(snakemake.output[0]))

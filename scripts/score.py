@@ -1,0 +1,40 @@
+"""Score every tool's run of one corpus and track: writes scores.tsv (docs/artifacts.md)."""
+
+import csv
+from pathlib import Path
+
+from searchbench.errors import BenchError
+from searchbench.metrics import read_raw_records, score_tools, write_scores
+from searchbench.trec import read_qrels, read_run
+
+
+def read_qids(path: str) -> list[str]:
+    """The qid column of queries.tsv (text as written, never converted)."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        if reader.fieldnames is None or "qid" not in reader.fieldnames:
+            raise BenchError(f"{path}: no 'qid' column in the header; rerun the queries rule")
+        return [row["qid"] for row in reader]
+
+
+def main(snakemake) -> None:
+    runs_paths = [Path(p) for p in snakemake.input.runs]
+    raw_paths = [Path(p) for p in snakemake.input.raw]
+    run_tools = [p.stem for p in runs_paths]
+    raw_tools = [p.stem for p in raw_paths]
+    if run_tools != raw_tools:
+        raise BenchError(
+            f"score: runs {run_tools} and raw records {raw_tools} name different tools; "
+            "list input.runs and input.raw in the same tool order"
+        )
+    scores = score_tools(
+        read_qids(snakemake.input.queries),
+        read_qrels(snakemake.input.qrels),
+        {tool: read_run(path) for tool, path in zip(run_tools, runs_paths, strict=True)},
+        {tool: read_raw_records(path) for tool, path in zip(raw_tools, raw_paths, strict=True)},
+        baseline=snakemake.params.baseline,
+    )
+    write_scores(scores, snakemake.output.scores)
+
+
+main(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

@@ -1,0 +1,297 @@
+"""Per-query scores of a ranked list of files against the files that declare the symbol.
+
+Relevance is binary: a docid is right when its qrels relevance is > 0. The definitions are
+trec_eval's (and so ir_measures' RR, Success@10 and nDCG@10 on runs with strict ranks):
+
+- first rank: 1-based position of the first right file, 0 when no right file was returned;
+- reciprocal rank: 1 / first rank, 0 when absent;
+- success@k: 1 when a right file is within the first k, else 0;
+- nDCG@k: every right file in the first k earns 1 / log2(rank + 1); divided by the same sum
+  for the ideal list (all right files first, at most k of them).
+"""
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from searchbench.errors import BenchError
+
+SCORE_COLUMNS = (
+    "qid",
+    "tool",
+    "status",
+    "rank",
+    "rr",
+    "success10",
+    "ndcg10",
+    "returned",
+    "lines_before",
+    "bytes_before",
+    "line_rank",
+    "files_containing",
+    "trivial",
+)
+FLOAT_COLUMNS = ("rr", "success10", "ndcg10")
+INT_COLUMNS = ("rank", "returned", "line_rank", "files_containing")
+NULLABLE_INT_COLUMNS = ("lines_before", "bytes_before")
+FAILED_STATUSES = frozenset({"error", "timeout"})
+STATUSES = frozenset({"ok", "no-match"}) | FAILED_STATUSES
+
+
+def first_rank(ranked_docids: Sequence[str], relevant: Collection[str]) -> int:
+    """1-based rank of the first right docid, 0 when none was returned."""
+    for rank, docid in enumerate(ranked_docids, start=1):
+        if docid in relevant:
+            return rank
+    return 0
+
+
+def reciprocal_rank(ranked_docids: Sequence[str], relevant: Collection[str]) -> float:
+    """1 / rank of the first right docid, 0.0 when none was returned."""
+    rank = first_rank(ranked_docids, relevant)
+    return 1.0 / rank if rank else 0.0
+
+
+def success_at(ranked_docids: Sequence[str], relevant: Collection[str], k: int = 10) -> float:
+    """1.0 when a right docid is among the first k, else 0.0."""
+    rank = first_rank(ranked_docids[:k], relevant)
+    return 1.0 if rank else 0.0
+
+
+def ndcg_at(ranked_docids: Sequence[str], relevant: Collection[str], k: int = 10) -> float:
+    """Binary-relevance nDCG@k with a log2(rank + 1) discount (trec_eval's ndcg_cut)."""
+    ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(k, len(relevant)) + 1))
+    if ideal == 0.0:
+        return 0.0
+    gain = sum(
+        1.0 / math.log2(rank + 1)
+        for rank, docid in enumerate(ranked_docids[:k], start=1)
+        if docid in relevant
+    )
+    return gain / ideal
+
+
+def files_containing(run: Mapping[str, Sequence[str]]) -> dict[str, int]:
+    """Distinct files per query in a run (the baseline's run counts files holding the query)."""
+    return {qid: len(set(docids)) for qid, docids in run.items()}
+
+
+def relevant_docids(qrels: Mapping[str, Mapping[str, int]], qid: str) -> frozenset[str]:
+    """The right docids of one query (relevance > 0)."""
+    return frozenset(docid for docid, rel in qrels.get(qid, {}).items() if rel > 0)
+
+
+def read_raw_records(path: str | os.PathLike) -> dict[str, dict]:
+    """Read a raw/{tool}.jsonl file into {qid: record}; each qid exactly once."""
+    records: dict[str, dict] = {}
+    with open(path, encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise BenchError(f"{path}:{lineno}: not a JSON object ({err.msg})") from None
+            qid = record.get("qid") if isinstance(record, dict) else None
+            if not isinstance(qid, str):
+                raise BenchError(f"{path}:{lineno}: record has no string 'qid'")
+            if qid in records:
+                raise BenchError(f"{path}:{lineno}: qid {qid!r} appears twice")
+            records[qid] = record
+    return records
+
+
+def _optional_int(record: Mapping, key: str, where: str) -> int | None:
+    value = record.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BenchError(f"{where}: {key} = {value!r} is not an integer or null")
+    return value
+
+
+def score_queries(
+    queries: Sequence[str],
+    qrels: Mapping[str, Mapping[str, int]],
+    run: Mapping[str, Sequence[str]],
+    raw_records: Mapping[str, Mapping],
+    *,
+    tool: str,
+    files_containing: Mapping[str, int],
+) -> pd.DataFrame:
+    """Score one tool's run: one row per query, columns SCORE_COLUMNS, sorted by qid.
+
+    A query whose raw status is error or timeout scores 0 (rank 0, line_rank 0) whatever it
+    printed, and keeps its status. lines_before / bytes_before are the raw record's
+    lines_before_answer / bytes_before_answer, None (an empty TSV field) when the answer was
+    not printed; line_rank is decl_line_rank, 0 when absent. ``returned`` counts the files in
+    the run. trivial = files_containing <= 1.
+    """
+    query_set = set(queries)
+    for qid in run:
+        if qid not in query_set:
+            raise BenchError(f"run of tool {tool!r} has qid {qid!r} that is not a query; rerun it")
+    rows = []
+    for qid in sorted(query_set):
+        where = f"tool {tool!r}, qid {qid!r}"
+        if qid not in qrels:
+            raise BenchError(f"{where}: no qrels for this query; regenerate qrels.txt")
+        if qid not in raw_records:
+            raise BenchError(f"{where}: no raw record; rerun the search for this tool")
+        if qid not in files_containing:
+            raise BenchError(f"{where}: files_containing is not known for this query")
+        record = raw_records[qid]
+        status = record.get("status")
+        if status not in STATUSES:
+            raise BenchError(f"{where}: status {status!r} is not one of {sorted(STATUSES)}")
+        ranked = list(run.get(qid, ()))
+        relevant = relevant_docids(qrels, qid)
+        lines_before = _optional_int(record, "lines_before_answer", where)
+        bytes_before = _optional_int(record, "bytes_before_answer", where)
+        line_rank = _optional_int(record, "decl_line_rank", where) or 0
+        if status in FAILED_STATUSES:
+            rank, rr, success, ndcg = 0, 0.0, 0.0, 0.0
+            lines_before = bytes_before = None
+            line_rank = 0
+        else:
+            rank = first_rank(ranked, relevant)
+            rr = reciprocal_rank(ranked, relevant)
+            success = success_at(ranked, relevant, 10)
+            ndcg = ndcg_at(ranked, relevant, 10)
+            if rank == 0:
+                lines_before = bytes_before = None
+                line_rank = 0
+        count = int(files_containing[qid])
+        rows.append(
+            {
+                "qid": qid,
+                "tool": tool,
+                "status": status,
+                "rank": rank,
+                "rr": rr,
+                "success10": success,
+                "ndcg10": ndcg,
+                "returned": len(ranked),
+                "lines_before": lines_before,
+                "bytes_before": bytes_before,
+                "line_rank": line_rank,
+                "files_containing": count,
+                "trivial": count <= 1,
+            }
+        )
+    frame = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
+    for column in NULLABLE_INT_COLUMNS:
+        frame[column] = frame[column].astype("Int64")
+    return frame
+
+
+def score_tools(
+    queries: Sequence[str],
+    qrels: Mapping[str, Mapping[str, int]],
+    runs: Mapping[str, Mapping[str, Sequence[str]]],
+    raw_records: Mapping[str, Mapping[str, Mapping]],
+    *,
+    baseline: str,
+) -> pd.DataFrame:
+    """Score every tool; files_containing comes from the baseline's run. Sorted (tool, qid)."""
+    if baseline not in runs:
+        raise BenchError(
+            f"baseline tool {baseline!r} has no run (tools: {sorted(runs)}); "
+            "set 'baseline' in config/config.yaml to an available tool"
+        )
+    missing = sorted(set(runs) ^ set(raw_records))
+    if missing:
+        raise BenchError(f"tools {missing} have a run but no raw records, or the reverse")
+    counts = files_containing(runs[baseline])
+    counts = {qid: counts.get(qid, 0) for qid in queries}
+    frames = [
+        score_queries(
+            queries, qrels, runs[tool], raw_records[tool], tool=tool, files_containing=counts
+        )
+        for tool in sorted(runs)
+    ]
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return sort_scores(frame)
+
+
+def sort_scores(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows sorted by (tool, qid), columns in SCORE_COLUMNS order."""
+    return frame.sort_values(["tool", "qid"], kind="mergesort").reset_index(drop=True)[
+        list(SCORE_COLUMNS)
+    ]
+
+
+def _cell(column: str, value: object) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        if column in NULLABLE_INT_COLUMNS:
+            return ""
+        raise BenchError(f"scores column {column!r} has a missing value")
+    if column == "trivial":
+        return "true" if bool(value) else "false"
+    if column in FLOAT_COLUMNS:
+        return f"{float(value):.17g}"
+    if column in INT_COLUMNS or column in NULLABLE_INT_COLUMNS:
+        return str(int(value))
+    text = str(value)
+    if "\t" in text or "\n" in text:
+        raise BenchError(f"scores column {column!r} value {text!r} contains a tab or newline")
+    return text
+
+
+def scores_text(frame: pd.DataFrame) -> str:
+    """scores.tsv content: header, rows sorted by (tool, qid), floats as %.17g."""
+    frame = sort_scores(frame)
+    lines = ["\t".join(SCORE_COLUMNS)]
+    for row in frame.itertuples(index=False):
+        lines.append("\t".join(_cell(c, v) for c, v in zip(SCORE_COLUMNS, row, strict=True)))
+    return "\n".join(lines) + "\n"
+
+
+def write_scores(frame: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write scores.tsv atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+            out.write(scores_text(frame))
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def read_scores(path: str | os.PathLike) -> pd.DataFrame:
+    """Read scores.tsv with explicit types (qid/tool/status as text, never as NaN)."""
+    frame = pd.read_csv(
+        path,
+        sep="\t",
+        dtype=str,
+        keep_default_na=False,
+        na_filter=False,
+        encoding="utf-8",
+    )
+    if tuple(frame.columns) != SCORE_COLUMNS:
+        raise BenchError(
+            f"{path}: columns {list(frame.columns)} differ from {list(SCORE_COLUMNS)}; "
+            "rerun the score rule"
+        )
+    for column in FLOAT_COLUMNS:
+        frame[column] = frame[column].astype(float)
+    for column in INT_COLUMNS:
+        frame[column] = frame[column].astype(int)
+    for column in NULLABLE_INT_COLUMNS:
+        frame[column] = pd.array(
+            [None if v == "" else int(v) for v in frame[column]], dtype="Int64"
+        )
+    bad = sorted(set(frame["trivial"]) - {"true", "false"})
+    if bad:
+        raise BenchError(f"{path}: column trivial has values {bad}, expected true or false")
+    frame["trivial"] = frame["trivial"] == "true"
+    return frame

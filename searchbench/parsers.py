@@ -1,0 +1,205 @@
+"""Read what a search tool prints into ordered match records (path, line, text), as a stream.
+
+Formats (the `output` key of config/tools.yaml):
+  grep-null     path NUL line ":" text   (rg --null, grep -Z, ugrep --null, hay --null)
+  git-null      path NUL line NUL text   (git grep -n -z)
+  grep          path ":" line ":" text   (busybox grep, ag: ag's --null only affects -l); a path
+                may itself contain ":", so the split is resolved against the known corpus paths
+  astgrep-json  one JSON object a line (ast-grep --json=stream); `file`, 0-based
+                `range.start.line` (made 1-based here), `lines`
+  ctags         readtags -e lines: name TAB path TAB pattern [TAB field...]; line from `line:`
+
+Binary-file notices, one rule for every tool: a notice that a binary file matches is not a
+result. GNU grep writes it to stderr ("grep: X: binary file matches"), where it is never parsed;
+ugrep, busybox and ag write "Binary file X matches" (ag adds a ".") to stdout, where it is
+recognised and dropped: it is counted in `notices`, never as a match line, and its file never
+enters the file list. Binary files are also kept out of every tool's file set by flags
+(-I, rg's default) where the tool has such a flag (busybox has none).
+
+Known limitation: output is split on "\n", so a file name that contains a newline is not
+recovered (such names are reported in `unparsed`).
+"""
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
+
+from searchbench.paths import strip_dot_slash
+
+FORMATS = ("grep-null", "git-null", "grep", "astgrep-json", "ctags")
+# A printed line longer than this is parsed from its first MAX_LINE bytes (memory stays bounded
+# even for a single 1 GB line); its full length is still counted.
+MAX_LINE = 1 << 20
+_BINARY_NOTICE = re.compile(rb"^Binary file .* matches\.?$")
+
+
+class Match(NamedTuple):
+    path: bytes
+    line: int
+    text: bytes
+
+
+def is_binary_notice(line: bytes) -> bool:
+    return _BINARY_NOTICE.match(line) is not None
+
+
+def normalized_size(match: Match) -> int:
+    """Bytes of the match as `path:line:text\\n`, the same rendering for every tool."""
+    return len(match.path) + len(str(match.line)) + len(match.text) + 3
+
+
+def _parse_null(line: bytes, sep: bytes) -> Match | None:
+    path, nul, rest = line.partition(b"\0")
+    if not nul:
+        return None
+    number, found, text = rest.partition(sep)
+    if not found or not number.isdigit():
+        return None
+    return Match(strip_dot_slash(path), int(number), text)
+
+
+def _parse_colon(line: bytes, known_paths: frozenset[bytes] | set[bytes] | None) -> Match | None:
+    """Split at the first `:digits:` whose left side is a known path (else the first such)."""
+    first: Match | None = None
+    i = line.find(b":")
+    while i >= 0:
+        number, found, text = line[i + 1 :].partition(b":")
+        if found and number.isdigit():
+            candidate = Match(strip_dot_slash(line[:i]), int(number), text)
+            if known_paths is None or candidate.path in known_paths:
+                return candidate
+            first = first or candidate
+        i = line.find(b":", i + 1)
+    return first
+
+
+def _parse_astgrep(line: bytes) -> Match | None:
+    try:
+        obj = json.loads(line)
+        path = obj["file"]
+        number = int(obj["range"]["start"]["line"]) + 1
+    except (ValueError, KeyError, TypeError):
+        return None
+    text = obj.get("lines", obj.get("text", ""))
+    text = text.split("\n", 1)[0]
+    return Match(
+        strip_dot_slash(path.encode("utf-8", "surrogateescape")),
+        number,
+        text.encode("utf-8", "surrogateescape"),
+    )
+
+
+def _parse_ctags(line: bytes) -> Match | None:
+    fields = line.split(b"\t")
+    if len(fields) < 3 or line.startswith(b"!_TAG_"):
+        return None
+    pattern = fields[2]
+    number = 0
+    for extra in fields[3:]:
+        if extra.startswith(b"line:") and extra[5:].isdigit():
+            number = int(extra[5:])
+    if pattern.endswith(b';"'):
+        pattern = pattern[:-2]
+    if pattern.isdigit():
+        number = number or int(pattern)
+    elif pattern.startswith(b"/^") and pattern.endswith(b"$/"):
+        pattern = pattern[2:-2]
+    elif pattern.startswith(b"/^") and pattern.endswith(b"/"):
+        pattern = pattern[2:-1]
+    return Match(strip_dot_slash(fields[1]), number, pattern)
+
+
+def parse_line(
+    fmt: str, line: bytes, known_paths: frozenset[bytes] | set[bytes] | None = None
+) -> Match | None:
+    """One printed line (without its "\\n") -> a Match, or None if it is not a result."""
+    if fmt == "grep-null":
+        return _parse_null(line, b":")
+    if fmt == "git-null":
+        return _parse_null(line, b"\0")
+    if fmt == "grep":
+        return _parse_colon(line, known_paths)
+    if fmt == "astgrep-json":
+        return _parse_astgrep(line)
+    if fmt == "ctags":
+        return _parse_ctags(line)
+    raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+class StreamParser:
+    """Feed raw stdout chunks; yields Matches in printed order with bounded memory.
+
+    ast-grep prints one JSON object per match, so consecutive objects for the same (path, line)
+    are one printed line; every other format prints each line once, and each counts.
+    """
+
+    def __init__(self, fmt: str, known_paths: Iterable[bytes] | None = None) -> None:
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        self.fmt = fmt
+        self.known_paths = frozenset(known_paths) if known_paths is not None else None
+        self.stdout_lines = 0
+        self.stdout_bytes = 0
+        self.notices = 0
+        self.unparsed = 0
+        self._pending = b""
+        self._pending_len = 0
+        self.last_size = 0
+        self._last: tuple[bytes, int] | None = None
+
+    def feed(self, chunk: bytes) -> Iterator[Match]:
+        """Yield the Matches completed by this chunk; after each, `last_size` is its size."""
+        self.stdout_bytes += len(chunk)
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                break
+            piece = chunk[start:end]
+            if self._pending or self._pending_len:
+                raw_len = self._pending_len + len(piece)
+                line = (self._pending + piece)[:MAX_LINE]
+                self._pending, self._pending_len = b"", 0
+            else:
+                raw_len, line = len(piece), piece[:MAX_LINE]
+            yield from self._line(line, raw_len)
+            start = end + 1
+        rest = chunk[start:]
+        if rest:
+            room = MAX_LINE - len(self._pending)
+            if room > 0:
+                self._pending += rest[:room]
+            self._pending_len += len(rest)
+
+    def close(self) -> Iterator[Match]:
+        if self._pending_len:
+            line, raw_len = self._pending, self._pending_len
+            self._pending, self._pending_len = b"", 0
+            yield from self._line(line, raw_len)
+
+    def _line(self, line: bytes, raw_len: int) -> Iterator[Match]:
+        self.stdout_lines += 1
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        match = parse_line(self.fmt, line, self.known_paths)
+        if match is None:
+            if is_binary_notice(line):
+                self.notices += 1
+            elif line:
+                self.unparsed += 1
+            return
+        if self.fmt == "astgrep-json":
+            key = (match.path, match.line)
+            if key == self._last:
+                return
+            self._last = key
+        # A line cut at MAX_LINE still counts with its full length.
+        self.last_size = normalized_size(match) + max(0, raw_len - MAX_LINE)
+        yield match
+
+
+def parse_output(fmt: str, data: bytes, known_paths: Iterable[bytes] | None = None) -> list[Match]:
+    """Parse a whole output at once (tests, small outputs)."""
+    parser = StreamParser(fmt, known_paths)
+    return [*parser.feed(data), *parser.close()]

@@ -1,0 +1,35 @@
+"""Reading a track's queries.tsv, shared by the search, timing and scoring steps."""
+
+import csv
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from searchbench.paths import decode_path
+
+
+@dataclass(frozen=True)
+class Query:
+    qid: str
+    query: str
+    path: str  # encoded, relative to the corpus root
+    line: int
+
+    @property
+    def decl_line(self) -> tuple[bytes, int]:
+        """The declaration as the runner sees printed lines: raw path bytes and line."""
+        return os.fsencode(decode_path(self.path)), self.line
+
+
+def read_queries(path: Path) -> list[Query]:
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    return sorted(
+        (Query(r["qid"], r["query"], r["path"], int(r["line"])) for r in rows),
+        key=lambda q: q.qid,
+    )
+
+
+def right_paths(docids: dict[str, int]) -> set[bytes]:
+    """Relevant docids of one query as the raw path bytes a tool prints."""
+    return {os.fsencode(decode_path(docid)) for docid, rel in docids.items() if rel > 0}

@@ -1,0 +1,397 @@
+"""Run one search the same honest way for every tool (§8 traps 1, 3, 4, 5).
+
+- No shell: argv is a list whose first element is the resolved absolute binary.
+- A clean environment: only PATH, HOME, a UTF-8 C locale, git discovery fenced at the corpus's
+  parent, and no user configuration variables (RIPGREP_CONFIG_PATH, GREP_OPTIONS, GREP_COLORS
+  are never passed); then the tool's own `env`.
+- Each search is the leader of its own session/process group; a timeout kills the whole group
+  (SIGKILL to -pgid), so a child holding the pipe cannot keep us waiting (trap 4), and
+  `timed_out` is set at the moment we kill (trap 3), never inferred from end of output.
+- stdout is read in a select loop and streamed through the parser: only counts, the ordered
+  distinct file list and the position of the first right line are kept, so memory stays
+  bounded however much a tool prints. stderr is drained too; its first 4 KB are kept.
+- Resource usage comes from the kernel: os.wait4 on the direct child. Linux folds into it the
+  usage of every descendant the child itself waited for (user/sys sums, maxrss as the maximum:
+  the kernel's cmaxrss), so a wrapper like hay that runs rg is measured with rg included.
+  Orphans the child did not wait for are not counted; after a timeout kill the figures cover
+  only what finished, which is why timed-out samples are flagged, not averaged.
+"""
+
+import contextlib
+import json
+import os
+import selectors
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+import psutil
+
+from searchbench.errors import BenchError
+from searchbench.parsers import StreamParser
+from searchbench.paths import strip_dot_slash
+from searchbench.tools import ResolvedTool, expand_argv
+
+STDERR_KEEP = 4096
+READ_SIZE = 1 << 16
+VARYING_KEYS = ("elapsed", "user", "sys", "peak_rss_kib")
+_DROPPED_ENV = ("RIPGREP_CONFIG_PATH", "GREP_OPTIONS", "GREP_COLORS", "GREP_COLOR")
+
+
+@dataclass
+class SearchResult:
+    argv: list[str]
+    exit_code: int | None
+    status: str  # ok, no-match, error, timeout
+    timed_out: bool
+    elapsed: float
+    user: float
+    sys: float
+    peak_rss_kib: int
+    lines: int  # match lines parsed (binary notices and unparsable lines excluded)
+    bytes: int  # those lines as `path:line:text\n`, the same rendering for every tool
+    files: list[bytes] = field(default_factory=list)  # distinct, in first-printed order
+    first_right_line: int | None = None  # 0-based index among match lines
+    lines_before_answer: int = 0  # all lines when the answer never appears
+    bytes_before_answer: int = 0
+    decl_line_rank: int | None = None  # 1-based index of the declaration line itself
+    stderr_head: bytes = b""
+    stdout_lines: int = 0  # raw stdout, as printed
+    stdout_bytes: int = 0
+    notices: int = 0  # "Binary file X matches" lines dropped
+    unparsed: int = 0
+    leftover_processes: int = 0  # non-zombie processes of the group still alive after cleanup
+
+
+def clean_env(cwd: str, tool_env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment every search runs in: nothing from the user's shell but PATH and HOME."""
+    parent = os.path.dirname(os.path.realpath(cwd))
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/nonexistent"),
+        "LC_ALL": "C.UTF-8",
+        "LANG": "C.UTF-8",
+        "GIT_CEILING_DIRECTORIES": parent,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    env.update(tool_env or {})
+    for key in _DROPPED_ENV:
+        env.pop(key, None)
+    return env
+
+
+def classify(
+    exit_code: int | None, timed_out: bool, lines: int, stderr: bytes, no_match_exit=(1,)
+) -> str:
+    """ok / no-match / error / timeout. A crash or a signal is never "not found".
+
+    Exit 0 with nothing parsed is no-match (readtags exits 0 when no tag matches). An exit code
+    in no_match_exit is no-match only with no output and an empty stderr: ast-grep exits 1 both
+    for "no match" and for errors, and only stderr tells them apart.
+    """
+    if timed_out:
+        return "timeout"
+    if exit_code is None or exit_code < 0:
+        return "error"
+    if exit_code == 0:
+        return "ok" if lines else "no-match"
+    if exit_code in no_match_exit and lines == 0 and not stderr.strip():
+        return "no-match"
+    return "error"
+
+
+def _group_members(pgid: int) -> list[psutil.Process]:
+    members = []
+    for proc in psutil.process_iter(["status"]):
+        try:
+            if os.getpgid(proc.pid) == pgid and proc.info["status"] != psutil.STATUS_ZOMBIE:
+                members.append(proc)
+        except (ProcessLookupError, psutil.Error):
+            continue
+    return members
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def ensure_group_gone(pgid: int, grace: float = 2.0) -> int:
+    """Kill whatever is left of the group; return how many live members remain (0 = clean)."""
+    deadline = time.monotonic() + grace
+    while True:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return 0
+        except PermissionError:
+            pass
+        _kill_group(pgid)
+        live = _group_members(pgid)
+        if not live:
+            return 0  # only zombies are left; their parent (or init) reaps them
+        if time.monotonic() >= deadline:
+            return len(live)
+        time.sleep(0.01)
+
+
+def run_search(
+    argv: list[str],
+    cwd: str,
+    timeout: float,
+    env: dict[str, str] | None,
+    parse_format: str,
+    right_paths: set[bytes] | None,
+    known_paths: set[bytes] | frozenset[bytes] | None,
+    no_match_exit: tuple[int, ...] | list[int] = (1,),
+    decl_line: tuple[bytes, int] | None = None,
+) -> SearchResult:
+    """Run argv in cwd (the corpus root) with a clean env plus `env`; see the module doc."""
+    parser = StreamParser(parse_format, known_paths)
+    right = {strip_dot_slash(p) for p in right_paths} if right_paths else set()
+    files: list[bytes] = []
+    seen: set[bytes] = set()
+    lines = nbytes = 0
+    first_right: int | None = None
+    before_lines = before_bytes = 0
+    decl_rank: int | None = None
+    stderr_head = b""
+    timed_out = False
+
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=clean_env(cwd, env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        close_fds=True,
+    )
+    pgid = proc.pid  # a new session makes the child its group leader
+    deadline = start + timeout
+    selector = selectors.DefaultSelector()
+    selector.register(proc.stdout, selectors.EVENT_READ, "out")
+    selector.register(proc.stderr, selectors.EVENT_READ, "err")
+    try:
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                _kill_group(pgid)
+                timed_out = True  # recorded when we cause it, not inferred from EOF
+                break
+            for key, _ in selector.select(remaining):
+                chunk = os.read(key.fd, READ_SIZE)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    continue
+                if key.data == "err":
+                    if len(stderr_head) < STDERR_KEEP:
+                        stderr_head += chunk[: STDERR_KEEP - len(stderr_head)]
+                    continue
+                for match in parser.feed(chunk):
+                    if match.path not in seen:
+                        seen.add(match.path)
+                        files.append(match.path)
+                    if first_right is None and match.path in right:
+                        first_right, before_lines, before_bytes = lines, lines, nbytes
+                    if decl_rank is None and (match.path, match.line) == decl_line:
+                        decl_rank = lines + 1
+                    lines += 1
+                    nbytes += parser.last_size
+        if not timed_out:
+            for match in parser.close():
+                if match.path not in seen:
+                    seen.add(match.path)
+                    files.append(match.path)
+                if first_right is None and match.path in right:
+                    first_right, before_lines, before_bytes = lines, lines, nbytes
+                if decl_rank is None and (match.path, match.line) == decl_line:
+                    decl_rank = lines + 1
+                lines += 1
+                nbytes += parser.last_size
+    except BaseException:
+        _kill_group(pgid)
+        raise
+    finally:
+        selector.close()
+        proc.stdout.close()
+        proc.stderr.close()
+        if not timed_out and not _exited_by(proc.pid, deadline):
+            _kill_group(pgid)  # closed its pipes but kept running past the deadline
+            timed_out = True
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        elapsed = time.monotonic() - start
+        leftover = ensure_group_gone(pgid)
+
+    if first_right is None:
+        before_lines, before_bytes = lines, nbytes
+    exit_code = proc.returncode
+    return SearchResult(
+        argv=list(argv),
+        exit_code=exit_code,
+        status=classify(exit_code, timed_out, lines, stderr_head, tuple(no_match_exit)),
+        timed_out=timed_out,
+        elapsed=elapsed,
+        user=usage.ru_utime,
+        sys=usage.ru_stime,
+        peak_rss_kib=usage.ru_maxrss,
+        lines=lines,
+        bytes=nbytes,
+        files=files,
+        first_right_line=first_right,
+        lines_before_answer=before_lines,
+        bytes_before_answer=before_bytes,
+        decl_line_rank=decl_rank,
+        stderr_head=stderr_head,
+        stdout_lines=parser.stdout_lines,
+        stdout_bytes=parser.stdout_bytes,
+        notices=parser.notices,
+        unparsed=parser.unparsed,
+        leftover_processes=leftover,
+    )
+
+
+def _exited_by(pid: int, deadline: float) -> bool:
+    """Wait, without reaping (WNOWAIT keeps the rusage for wait4), until pid exits or deadline."""
+    pause = 0.0005
+    while True:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        if info is not None:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(pause)
+        pause = min(pause * 2, 0.02)
+
+
+def result_to_raw_json(qid: str, query: str, result: SearchResult) -> str:
+    """One line of raw/{tool}.jsonl (keys sorted). elapsed/user/sys/peak_rss_kib vary by run."""
+    record = {
+        "qid": qid,
+        "query": query,
+        "argv": result.argv,
+        "exit_code": result.exit_code,
+        "status": result.status,
+        "timed_out": result.timed_out,
+        "elapsed": result.elapsed,
+        "user": result.user,
+        "sys": result.sys,
+        "peak_rss_kib": result.peak_rss_kib,
+        "lines": result.lines,
+        "bytes": result.bytes,
+        "files": len(result.files),
+        "first_right_line": result.first_right_line,
+        "lines_before_answer": result.lines_before_answer,
+        "bytes_before_answer": result.bytes_before_answer,
+        "decl_line_rank": result.decl_line_rank,
+        "stdout_lines": result.stdout_lines,
+        "stdout_bytes": result.stdout_bytes,
+        "notices": result.notices,
+        "unparsed": result.unparsed,
+        "leftover_processes": result.leftover_processes,
+        "stderr_head": result.stderr_head.decode("utf-8", "backslashreplace"),
+    }
+    return json.dumps(record, sort_keys=True, ensure_ascii=False)
+
+
+def search_argv(
+    tool: ResolvedTool, query: str, index: str | None = None, word: bool = False
+) -> list[str]:
+    """The concrete argv of one search by a resolved tool."""
+    if not tool.available or tool.binary_path is None:
+        raise BenchError(f"tool {tool.spec.name} is not available: {tool.skipped_reason}")
+    return expand_argv(
+        tool.spec.argv,
+        tool.binary_path,
+        query,
+        index=index,
+        word=word,
+        word_argv=tool.spec.word_argv,
+        index_binary=tool.index_binary_path,
+    )
+
+
+def run_tool(
+    tool: ResolvedTool,
+    query: str,
+    corpus_root: str,
+    timeout: float,
+    right_paths: set[bytes] | None,
+    known_paths: set[bytes] | frozenset[bytes] | None,
+    index: str | None = None,
+    word: bool = False,
+    decl_line: tuple[bytes, int] | None = None,
+) -> SearchResult:
+    """run_search with the tool's own argv, env, output format and no-match exit codes."""
+    return run_search(
+        search_argv(tool, query, index=index, word=word),
+        corpus_root,
+        timeout,
+        tool.spec.env,
+        tool.spec.output,
+        right_paths,
+        known_paths,
+        no_match_exit=tuple(tool.spec.no_match_exit),
+        decl_line=decl_line,
+    )
+
+
+def _run_plain(argv: list[str], cwd: str, env: dict[str, str], timeout: float, what: str) -> bytes:
+    try:
+        proc = subprocess.run(
+            argv,
+            cwd=cwd,
+            env=clean_env(cwd, env),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            start_new_session=True,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise BenchError(f"{what} timed out after {timeout} s: {' '.join(argv)}") from exc
+    if proc.returncode not in (0, 1):
+        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[:1]
+        raise BenchError(
+            f"{what} failed (exit {proc.returncode}): {detail[0] if detail else 'no stderr'}"
+        )
+    return proc.stdout
+
+
+def list_files(tool: ResolvedTool, corpus_root: str, timeout: float = 600) -> list[bytes]:
+    """Files the tool would search, in its own order, paths without `./` (NUL- or line-split)."""
+    if tool.spec.list_files_argv is None:
+        raise BenchError(f"tool {tool.spec.name} has no list_files_argv in the tools file")
+    if not tool.available or tool.binary_path is None:
+        raise BenchError(f"tool {tool.spec.name} is not available: {tool.skipped_reason}")
+    argv = expand_argv(
+        tool.spec.list_files_argv, tool.binary_path, index_binary=tool.index_binary_path
+    )
+    out = _run_plain(argv, corpus_root, tool.spec.env, timeout, f"listing files with {argv[0]}")
+    parts = out.split(b"\0") if b"\0" in out else out.split(b"\n")
+    seen: set[bytes] = set()
+    files = []
+    for part in parts:
+        path = strip_dot_slash(part)
+        if path and path not in seen:
+            seen.add(path)
+            files.append(path)
+    return files
+
+
+def build_index(tool: ResolvedTool, corpus_root: str, index: str, timeout: float = 3600) -> None:
+    """Build a tool's per-corpus index (ctags tags file) at the absolute path `index`."""
+    if not tool.spec.index_argv:
+        raise BenchError(f"tool {tool.spec.name} has no index_argv in the tools file")
+    if tool.index_binary_path is None:
+        raise BenchError(f"tool {tool.spec.name}: index binary not available")
+    argv = expand_argv(
+        tool.spec.index_argv,
+        tool.binary_path or "",
+        index=os.path.abspath(index),
+        index_binary=tool.index_binary_path,
+    )
+    _run_plain(argv, corpus_root, tool.spec.env, timeout, f"building the index of {tool.spec.name}")

@@ -1,0 +1,311 @@
+"""Search tools as data: load config/tools.yaml, resolve each binary once, expand argv templates.
+
+§8 trap 1 ("grep was not grep"): every binary is resolved once to an absolute path, its version
+line and sha256 are recorded in results/tools.json, and every search runs that exact file with
+an argv list (never a shell string).
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import yaml
+
+from searchbench.errors import BenchError
+
+OUTPUT_FORMATS = ("grep-null", "git-null", "grep", "astgrep-json", "ctags")
+# Elements after which a query can never be read as an option: grep-family `-e`/`--regexp`,
+# the end-of-options marker `--`, and readtags' own end-of-options marker `-`.
+QUERY_GUARDS = ("-e", "--regexp", "--", "-")
+# An element that embeds the query as an option's value, e.g. ast-grep's `--pattern={query}`.
+QUERY_PREFIXES = ("--pattern=", "--regexp=")
+PLACEHOLDERS = ("{binary}", "{query}", "{index}", "{index_binary}")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One entry of config/tools.yaml."""
+
+    name: str
+    description: str
+    binary: str
+    argv: list[str]
+    output: str
+    word_argv: list[str] = field(default_factory=list)
+    list_files_argv: list[str] | None = None
+    index_binary: str | None = None
+    index_argv: list[str] | None = None
+    optional: bool = False
+    env: dict[str, str] = field(default_factory=dict)
+    install_hint: str = ""
+    no_match_exit: list[int] = field(default_factory=lambda: [1])
+    version_argv: list[str] = field(default_factory=lambda: ["{binary}", "--version"])
+
+
+@dataclass(frozen=True)
+class ResolvedTool:
+    """A tool with its binary resolved to an absolute path, as written to results/tools.json."""
+
+    spec: ToolSpec
+    binary_path: str | None
+    version: str
+    sha256: str
+    index_binary_path: str | None
+    index_sha256: str
+    available: bool
+    skipped_reason: str
+
+
+def validate_query_template(name: str, argv: list[str]) -> None:
+    """Reject a template in which the query could be read as an option or a file name."""
+    count = 0
+    for i, element in enumerate(argv):
+        if "{query}" not in element:
+            continue
+        count += 1
+        if element == "{query}":
+            if i == 0 or argv[i - 1] not in QUERY_GUARDS:
+                raise BenchError(
+                    f"tool {name}: `{{query}}` at argv[{i}] is a bare element; put it after "
+                    f"one of {', '.join(QUERY_GUARDS)} so a query like `-rf` is never an option"
+                )
+        elif element not in {p + "{query}" for p in QUERY_PREFIXES}:
+            raise BenchError(
+                f"tool {name}: `{{query}}` inside argv[{i}] ({element!r}); embed it only as "
+                f"{' or '.join(p + '{query}' for p in QUERY_PREFIXES)}, or as its own element"
+            )
+    if count != 1:
+        raise BenchError(f"tool {name}: argv must contain `{{query}}` exactly once, found {count}")
+
+
+def _spec_from_entry(name: str, entry: dict) -> ToolSpec:
+    known = set(ToolSpec.__dataclass_fields__) - {"name"}
+    unknown = sorted(set(entry) - known)
+    if unknown:
+        raise BenchError(f"tool {name}: unknown key(s) {', '.join(unknown)} in tools file")
+    for key in ("binary", "argv", "output"):
+        if key not in entry:
+            raise BenchError(f"tool {name}: missing required key `{key}` in tools file")
+    if entry["output"] not in OUTPUT_FORMATS:
+        raise BenchError(
+            f"tool {name}: output {entry['output']!r} is not one of {', '.join(OUTPUT_FORMATS)}"
+        )
+    values = {k: v for k, v in entry.items() if v is not None}
+    values.setdefault("description", name)
+    values["env"] = {str(k): str(v) for k, v in (values.get("env") or {}).items()}
+    spec = ToolSpec(name=name, **values)
+    validate_query_template(name, spec.argv)
+    if "{index}" in " ".join(spec.argv) and not spec.index_argv:
+        raise BenchError(f"tool {name}: argv uses {{index}} but no index_argv builds it")
+    return spec
+
+
+def load_tools(path: str | os.PathLike) -> dict[str, ToolSpec]:
+    """Read the tools file (a mapping under `tools:`) into ToolSpecs, sorted by name."""
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    tools = data.get("tools")
+    if not isinstance(tools, dict) or not tools:
+        raise BenchError(f"{path}: expected a non-empty mapping under `tools:`")
+    return {name: _spec_from_entry(name, tools[name] or {}) for name in sorted(tools)}
+
+
+def _which(binary: str, path_env: str | None) -> str | None:
+    if os.path.isabs(binary):
+        ok = os.path.isfile(binary) and os.access(binary, os.X_OK)
+        return binary if ok else None
+    found = shutil.which(binary, path=path_env)
+    return os.path.abspath(found) if found else None
+
+
+def file_sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def first_version_line(argv: list[str]) -> str:
+    """First non-empty line a version command prints (stdout, else stderr); never raises.
+
+    rg/ugrep/ag/git/grep/ctags answer `--version`; busybox answers `--version` with an error but
+    prints a `BusyBox v1.35.0 ...` banner when run bare (version_argv: ["{binary}"]); readtags has
+    no version flag, so its entry asks the ctags binary of the same package.
+    """
+    try:
+        proc = subprocess.run(
+            argv,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=20,
+            env={"PATH": os.environ.get("PATH", ""), "LC_ALL": "C.UTF-8"},
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"unknown ({type(exc).__name__})"
+    for stream in (proc.stdout, proc.stderr):
+        for line in stream.decode("utf-8", "replace").splitlines():
+            if line.strip():
+                return line.strip()
+    return f"unknown (exit {proc.returncode}, no output)"
+
+
+def resolve_tools(
+    specs: dict[str, ToolSpec], path_env: str | None = None
+) -> dict[str, ResolvedTool]:
+    """Resolve every binary once; a missing required tool is a BenchError naming its fix."""
+    resolved: dict[str, ResolvedTool] = {}
+    for name in sorted(specs):
+        spec = specs[name]
+        binary = _which(spec.binary, path_env)
+        index_binary = _which(spec.index_binary, path_env) if spec.index_binary else None
+        missing = spec.binary if binary is None else None
+        if missing is None and spec.index_binary and index_binary is None:
+            missing = spec.index_binary
+        if missing is not None:
+            if not spec.optional:
+                raise BenchError(
+                    f"tool {name}: binary `{missing}` not found on PATH; install it "
+                    f"({spec.install_hint or 'see config/tools.yaml'}) or remove the tool"
+                )
+            resolved[name] = ResolvedTool(
+                spec, binary, "", "", index_binary, "", False, f"`{missing}` not found on PATH"
+            )
+            continue
+        version_argv = [
+            a.replace("{binary}", binary).replace("{index_binary}", index_binary or "")
+            for a in spec.version_argv
+        ]
+        resolved[name] = ResolvedTool(
+            spec=spec,
+            binary_path=binary,
+            version=first_version_line(version_argv),
+            sha256=file_sha256(binary),
+            index_binary_path=index_binary,
+            index_sha256=file_sha256(index_binary) if index_binary else "",
+            available=True,
+            skipped_reason="",
+        )
+    return resolved
+
+
+def tool_record(tool: ResolvedTool) -> dict:
+    """The results/tools.json entry of one tool."""
+    spec = asdict(tool.spec)
+    return {
+        "name": tool.spec.name,
+        "description": tool.spec.description,
+        "binary": tool.binary_path,
+        "version": tool.version,
+        "sha256": tool.sha256,
+        "index_binary": tool.index_binary_path,
+        "index_sha256": tool.index_sha256,
+        "argv": spec["argv"],
+        "word_argv": spec["word_argv"],
+        "list_files_argv": spec["list_files_argv"],
+        "index_argv": spec["index_argv"],
+        "output": spec["output"],
+        "env": spec["env"],
+        "no_match_exit": spec["no_match_exit"],
+        "optional": spec["optional"],
+        "available": tool.available,
+        "skipped_reason": tool.skipped_reason,
+    }
+
+
+def write_tools_json(tools: dict[str, ResolvedTool], path: str | os.PathLike) -> None:
+    """Write results/tools.json (keys sorted, atomically)."""
+    payload = {name: tool_record(tools[name]) for name in sorted(tools)}
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, target)
+
+
+def read_tools_json(path: str | os.PathLike) -> dict[str, ResolvedTool]:
+    """Read results/tools.json back into ResolvedTools."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    out: dict[str, ResolvedTool] = {}
+    for name in sorted(data):
+        rec = data[name]
+        spec = ToolSpec(
+            name=name,
+            description=rec["description"],
+            binary=rec["binary"] or "",
+            argv=rec["argv"],
+            output=rec["output"],
+            word_argv=rec["word_argv"],
+            list_files_argv=rec["list_files_argv"],
+            index_binary=rec["index_binary"],
+            index_argv=rec["index_argv"],
+            optional=rec["optional"],
+            env=rec["env"],
+            no_match_exit=rec["no_match_exit"],
+        )
+        out[name] = ResolvedTool(
+            spec=spec,
+            binary_path=rec["binary"],
+            version=rec["version"],
+            sha256=rec["sha256"],
+            index_binary_path=rec["index_binary"],
+            index_sha256=rec["index_sha256"],
+            available=rec["available"],
+            skipped_reason=rec["skipped_reason"],
+        )
+    return out
+
+
+def expand_argv(
+    template: list[str],
+    binary: str,
+    query: str | None = None,
+    index: str | None = None,
+    word: bool = False,
+    word_argv: list[str] | tuple[str, ...] = (),
+    index_binary: str | None = None,
+) -> list[str]:
+    """Fill a template. `{word}` is a whole element: word_argv when word=True, else dropped.
+
+    Each placeholder is replaced in one pass per element, so a query containing `{index}` or
+    `{binary}` stays literal.
+    """
+    values = {
+        "{binary}": binary,
+        "{query}": query,
+        "{index}": index,
+        "{index_binary}": index_binary,
+    }
+    out: list[str] = []
+    for element in template:
+        if element == "{word}":
+            if word:
+                out.extend(word_argv)
+            continue
+        out.append(_fill(element, values))
+    return out
+
+
+def _fill(element: str, values: dict[str, str | None]) -> str:
+    result = []
+    i = 0
+    while i < len(element):
+        for key, value in values.items():
+            if element.startswith(key, i):
+                if value is None:
+                    raise BenchError(f"argv element {element!r} needs {key} but none was given")
+                result.append(value)
+                i += len(key)
+                break
+        else:
+            result.append(element[i])
+            i += 1
+    return "".join(result)
+
+
+def specs_from_mapping(tools: dict) -> dict[str, ToolSpec]:
+    """ToolSpecs from the `tools` mapping of a loaded configuration, sorted by name."""
+    return {name: _spec_from_entry(name, tools[name] or {}) for name in sorted(tools)}

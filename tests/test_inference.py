@@ -1,0 +1,299 @@
+"""Paired inference on synthetic scores: intervals, randomization p, Holm, verdicts."""
+
+import json
+import runpy
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats
+
+from searchbench.errors import BenchError
+from searchbench.inference import (
+    METRICS,
+    SUBSETS,
+    TSV_COLUMNS,
+    bootstrap_ci,
+    holm,
+    inference_json,
+    inference_tsv,
+    min_p,
+    paired_comparison,
+    randomization_p,
+    run_inference,
+    verdict,
+)
+from searchbench.metrics import SCORE_COLUMNS, write_scores
+
+ROOT = Path(__file__).parent.parent
+SEED = 20261202
+
+
+def make_scores(ranks: dict[str, list[int]], trivial: list[bool] | None = None) -> pd.DataFrame:
+    """scores.tsv rows from per-tool first ranks (0 = absent), one list entry per query."""
+    n = len(next(iter(ranks.values())))
+    trivial = trivial if trivial is not None else [False] * n
+    rows = []
+    for tool, tool_ranks in ranks.items():
+        for i, rank in enumerate(tool_ranks):
+            rows.append(
+                {
+                    "qid": f"c-code-{i:04d}",
+                    "tool": tool,
+                    "status": "ok" if rank else "no-match",
+                    "rank": rank,
+                    "rr": 1.0 / rank if rank else 0.0,
+                    "success10": 1.0 if 0 < rank <= 10 else 0.0,
+                    "ndcg10": 1.0 / np.log2(rank + 1) if 0 < rank <= 10 else 0.0,
+                    "returned": max(rank, 1),
+                    "lines_before": None,
+                    "bytes_before": None,
+                    "line_rank": 0,
+                    "files_containing": 1 if trivial[i] else 5,
+                    "trivial": trivial[i],
+                }
+            )
+    return pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
+
+
+def by_key(result: dict, tool: str, metric: str, subset: str) -> dict:
+    (match,) = [
+        c
+        for c in result["comparisons"]
+        if (c["tool"], c["metric"], c["subset"]) == (tool, metric, subset)
+    ]
+    return match
+
+
+# --- the two tests against scipy ------------------------------------------------------------
+
+
+def test_bootstrap_interval_equals_scipy_percentile_bootstrap():
+    diffs = np.random.default_rng(7).normal(0.1, 0.3, 30)
+    ours = bootstrap_ci(diffs, np.random.default_rng(11), 10_000)
+    theirs = scipy.stats.bootstrap(
+        (diffs,), np.mean, n_resamples=10_000, method="percentile", rng=np.random.default_rng(11)
+    ).confidence_interval
+    assert ours == pytest.approx((theirs.low, theirs.high), abs=1e-12)
+    assert ours[0] < diffs.mean() < ours[1]
+
+
+def test_exact_randomization_p_equals_scipy_permutation_test():
+    diffs = np.array([0.5, -0.25, 1.0, 0.0, 1 / 3, 0.5, 0.0, -1.0, 0.75, 0.2, 0.0, 0.9])
+    p, exact = randomization_p(diffs, np.random.default_rng(0), 10_000)
+    theirs = scipy.stats.permutation_test(
+        (diffs,), np.mean, permutation_type="samples", n_resamples=10_000, vectorized=True
+    )
+    assert exact is True
+    assert p == pytest.approx(theirs.pvalue, abs=1e-12)
+    # exact p is a count over the 2^9 patterns of the 9 non-zero differences
+    assert (p * 2**9) == pytest.approx(round(p * 2**9), abs=1e-9)
+
+
+def test_monte_carlo_randomization_p_is_close_to_scipy():
+    rng = np.random.default_rng(3)
+    diffs = rng.normal(0.12, 0.35, 25)
+    p, exact = randomization_p(diffs, np.random.default_rng(5), 10_000)
+    theirs = scipy.stats.permutation_test(
+        (diffs,),
+        np.mean,
+        permutation_type="samples",
+        n_resamples=10_000,
+        vectorized=True,
+        rng=np.random.default_rng(6),
+    ).pvalue
+    assert exact is False
+    assert 0.005 < p < 0.5  # a case where the resolution matters
+    assert abs(p - theirs) < 0.015
+
+
+def test_p_is_never_zero():
+    p_mc, exact = randomization_p(np.ones(30), np.random.default_rng(1), 10_000)
+    assert not exact and p_mc == 1 / 10_001
+    p_exact, exact = randomization_p(np.ones(10), np.random.default_rng(1), 10_000)
+    assert exact and p_exact == 2 / 2**10 == min_p(10, 10_000)
+    assert randomization_p(np.zeros(12), np.random.default_rng(1), 10_000) == (1.0, True)
+
+
+def test_holm_known_values():
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.9]) == [1.0, 1.0]
+    assert holm([]) == []
+
+
+# --- verdicts -------------------------------------------------------------------------------
+
+
+def test_identical_tools_are_never_detected():
+    ranks = list(np.random.default_rng(2).integers(0, 40, 30))
+    result = run_inference(
+        make_scores({"rg": ranks, "twin": list(ranks)}), baseline="rg", seed=SEED
+    )
+    assert len(result["comparisons"]) == len(METRICS) * len(SUBSETS)
+    for c in result["comparisons"]:
+        assert c["n_eff"] == 0 and c["diff"] == 0.0
+        assert (c["ci_low"], c["ci_high"]) == (0.0, 0.0)
+        assert c["p_randomization"] == 1.0
+        assert c["verdict"] == "not evidence"
+
+
+def test_large_shift_with_30_queries_is_detected_better_and_worse_reversed():
+    base = list(range(2, 32))  # first right file at 2..31
+    better = [1] * 30
+    result = run_inference(make_scores({"rg": base, "hay": better}), baseline="rg", seed=SEED)
+    for metric in METRICS:
+        c = by_key(result, "hay", metric, "all")
+        assert c["verdict"] == "detected better", c
+        assert c["ci_low"] > 0 and c["p_holm"] < 0.05 and c["p_randomization"] > 0
+    worse = run_inference(make_scores({"rg": better, "hay": base}), baseline="rg", seed=SEED)
+    assert by_key(worse, "hay", "rr", "all")["verdict"] == "detected worse"
+
+
+def test_bootstrap_and_randomization_disagree_on_a_small_skewed_sample():
+    # six wins and one loss among ten queries: the bootstrap interval excludes zero, the
+    # exact sign-flip test does not reach 0.05 (seed §5: the bootstrap is optimistic)
+    diffs = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, -1.0, 0.0, 0.0, 0.0]
+    c = paired_comparison(diffs, [0.0] * 10, seed=SEED, name=("t",), resamples=10_000)
+    assert c["ci_low"] > 0
+    assert c["p_exact"] and c["p_randomization"] == 16 / 128
+    assert c["p_min"] < 0.05
+    v = verdict(c["n"], c["ci_low"], c["ci_high"], c["p_randomization"], c["p_min"], 0.05)
+    assert v == "tests disagree"
+
+
+def test_holm_adjustment_turns_a_raw_win_into_tests_disagree():
+    # six of thirty queries improve, nothing else moves: raw exact p = 2/64 < 0.05 with the
+    # interval above zero, but six comparisons in the family lift it to 0.1875
+    base = [12] * 30
+    tool = [1] * 6 + [12] * 24
+    trivial = [False] * 12 + [True] * 18
+    result = run_inference(make_scores({"rg": base, "t": tool}, trivial), baseline="rg", seed=SEED)
+    assert result["metadata"]["family_size"] == 6
+    for c in result["comparisons"]:
+        assert c["n_eff"] == 6 and c["p_randomization"] == 2 / 64
+        assert c["ci_low"] > 0
+        assert c["p_holm"] == pytest.approx(6 * 2 / 64)
+        assert c["verdict"] == "tests disagree"
+    assert by_key(result, "t", "rr", "discriminating")["n"] == 12
+
+
+def test_fewer_than_ten_queries_are_not_evidence():
+    result = run_inference(make_scores({"rg": [20] * 8, "t": [1] * 8}), baseline="rg", seed=SEED)
+    c = by_key(result, "t", "rr", "all")
+    assert c["ci_low"] > 0 and c["n"] == 8
+    assert {c["verdict"] for c in result["comparisons"]} == {"not evidence"}
+
+
+def test_too_few_differing_queries_are_not_evidence():
+    # n = 30 but only five differ: even all five in one direction gives p = 2/32 > 0.05
+    result = run_inference(
+        make_scores({"rg": [3] * 30, "t": [1] * 5 + [3] * 25}), baseline="rg", seed=SEED
+    )
+    c = by_key(result, "t", "rr", "all")
+    assert c["n_eff"] == 5 and c["p_min"] == 2 / 32
+    assert c["verdict"] == "not evidence"
+
+
+def test_empty_discriminating_subset_is_not_evidence():
+    result = run_inference(
+        make_scores({"rg": [1] * 12, "t": [1] * 12}, [True] * 12), baseline="rg", seed=SEED
+    )
+    c = by_key(result, "t", "ndcg10", "discriminating")
+    assert c["n"] == 0 and c["p_randomization"] is None and c["verdict"] == "not evidence"
+    assert result["metadata"]["family_size"] == 3
+
+
+# --- output ---------------------------------------------------------------------------------
+
+
+def _three_tools() -> pd.DataFrame:
+    rng = np.random.default_rng(4)
+    base = rng.integers(0, 30, 30)
+    return make_scores(
+        {
+            "rg": list(base),
+            "hay": [max(1, r // 3) if r else 0 for r in base],
+            "ug": list(rng.integers(0, 30, 30)),
+        },
+        [bool(x) for x in rng.random(30) < 0.4],
+    )
+
+
+def test_output_is_byte_identical_and_documents_itself():
+    first = run_inference(_three_tools(), baseline="rg", seed=SEED, all_pairs=True)
+    second = run_inference(_three_tools(), baseline="rg", seed=SEED, all_pairs=True)
+    assert inference_json(first) == inference_json(second)
+    assert inference_tsv(first) == inference_tsv(second)
+    meta = json.loads(inference_json(first))["metadata"]
+    assert meta["primary_metric"] == "rr" and meta["baseline"] == "rg"
+    assert (meta["seed"], meta["resamples"], meta["alpha"]) == (SEED, 10_000, 0.05)
+    assert "Holm" in meta["family"] and meta["family_size"] == 2 * 6
+    assert meta["pairs_family_size"] == 3 * 6 and len(first["pairs"]) == 18
+    lines = inference_tsv(first).splitlines()
+    assert lines[0].split("\t") == list(TSV_COLUMNS)
+    assert len(lines) == 1 + 12 + 18
+    primary = [line.split("\t") for line in lines[1:] if line.split("\t")[3] == "rr"]
+    assert {row[4] for row in primary} == {"true"}
+    other_seed = run_inference(_three_tools(), baseline="rg", seed=SEED + 1)
+    assert (
+        by_key(other_seed, "hay", "rr", "all")["ci_low"]
+        != by_key(first, "hay", "rr", "all")["ci_low"]
+    )
+
+
+def test_a_comparison_does_not_depend_on_the_other_tools():
+    scores = _three_tools()
+    alone = run_inference(scores[scores["tool"] != "ug"], baseline="rg", seed=SEED)
+    together = run_inference(scores, baseline="rg", seed=SEED)
+    a, b = by_key(alone, "hay", "rr", "all"), by_key(together, "hay", "rr", "all")
+    assert (a["ci_low"], a["ci_high"], a["p_randomization"]) == (
+        b["ci_low"],
+        b["ci_high"],
+        b["p_randomization"],
+    )
+    assert a["p_holm"] <= b["p_holm"]
+
+
+def test_unknown_baseline_is_named():
+    with pytest.raises(BenchError, match="baseline tool 'grep' has no scores"):
+        run_inference(_three_tools(), baseline="grep", seed=SEED)
+
+
+def test_thirteen_tools_thirty_queries_in_a_few_seconds():
+    rng = np.random.default_rng(9)
+    ranks = {f"tool{i:02d}": list(rng.integers(0, 60, 30)) for i in range(13)}
+    scores = make_scores(ranks, [bool(x) for x in rng.random(30) < 0.5])
+    start = time.perf_counter()
+    result = run_inference(scores, baseline="tool00", seed=SEED)
+    assert time.perf_counter() - start < 3.0
+    assert len(result["comparisons"]) == 12 * 6
+
+
+def test_inference_script_writes_identical_files_twice(tmp_path):
+    write_scores(_three_tools(), tmp_path / "scores.tsv")
+    outputs = []
+    for run in ("a", "b"):
+        snakemake = SimpleNamespace(
+            input=SimpleNamespace(scores=str(tmp_path / "scores.tsv")),
+            params=SimpleNamespace(baseline="rg", seed=SEED, alpha=0.05, resamples=2000),
+            output=SimpleNamespace(
+                json=str(tmp_path / run / "inference.json"),
+                tsv=str(tmp_path / run / "inference.tsv"),
+            ),
+            wildcards={"corpus": "c", "track": "code"},
+        )
+        runpy.run_path(
+            str(ROOT / "scripts" / "inference.py"), init_globals={"snakemake": snakemake}
+        )
+        outputs.append(
+            (
+                (tmp_path / run / "inference.json").read_bytes(),
+                (tmp_path / run / "inference.tsv").read_bytes(),
+            )
+        )
+    assert outputs[0] == outputs[1]
+    meta = json.loads(outputs[0][0])["metadata"]
+    assert (meta["corpus"], meta["track"], meta["resamples"]) == ("c", "code", 2000)

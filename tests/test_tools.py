@@ -1,0 +1,318 @@
+"""Tools as data, run for real: every configured tool on a small hostile corpus."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from searchbench.errors import BenchError
+from searchbench.runner import build_index, list_files, run_tool
+from searchbench.tools import (
+    expand_argv,
+    load_tools,
+    read_tools_json,
+    resolve_tools,
+    validate_query_template,
+    write_tools_json,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOLS_YAML = ROOT / "config" / "tools.yaml"
+PATH_ENV = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+# hay's CLI belongs to another module and has its own tests; bsd-grep is absent on Debian.
+SKIP = {"hay", "hay-no-keyword", "hay-no-cshape", "hay-no-path", "bsd-grep"}
+GREP_FAMILY = ["rg", "git-grep", "ugrep", "grep", "ag", "busybox-grep"]
+
+
+def _specs():
+    return {k: v for k, v in load_tools(TOOLS_YAML).items() if k not in SKIP}
+
+
+@pytest.fixture(scope="module")
+def tools():
+    return resolve_tools(_specs(), PATH_ENV)
+
+
+def make_corpus(outer: Path) -> Path:
+    """A corpus inside a git repository whose .gitignore is `*`, with every awkward file kind."""
+    subprocess.run(["git", "init", "-q", str(outer)], check=True)
+    (outer / ".gitignore").write_text("*\n")
+    root = outer / "corpus"
+    files = {
+        "a.c": b"int foo_bar(void) { return 1; }\n",
+        "b.c": b"void foo_bar_x(int a) {\n  foo_bar(a);\n}\n",
+        "dma/x.c": b"x foo_bar y\n",
+        "dma-buf/x.c": b"foo_bar\n",
+        ".hidden/h.c": b"int hidden_fn(void) { return foo_bar; }\n",
+        ".dotfile": b"foo_bar dot\n",
+        "bin.dat": b"foo_bar\0\x01\x02binary\n",
+        ".gitignore": b"*\n",
+        ".ignore": b"a.c\n",
+        "with space.c": b"call foo_bar();\n",
+        "-dash.c": b"foo_bar dash\n",
+        "sub/z.c": b"zfoo_barz\n",
+        "sub.c": b"foo_bar top\n",
+        "upper.c": b"FOO_BAR no\n",
+        "latin.c": b"caf\xe9 foo_bar latin1\n",
+        "empty.c": b"",
+    }
+    for name, data in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    (root / "link.c").symlink_to("a.c")
+    return root
+
+
+TEXT_HITS = {
+    b"-dash.c",
+    b".dotfile",
+    b".hidden/h.c",
+    b"a.c",
+    b"b.c",
+    b"dma/x.c",
+    b"dma-buf/x.c",
+    b"latin.c",
+    b"sub/z.c",
+    b"sub.c",
+    b"with space.c",
+}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return make_corpus(tmp_path_factory.mktemp("outer"))
+
+
+def known(root: Path) -> set[bytes]:
+    return {
+        os.fsencode(p.relative_to(root)) for p in root.rglob("*") if p.is_file() or p.is_symlink()
+    }
+
+
+# --- templates -------------------------------------------------------------------------------
+
+
+def test_every_configured_template_guards_the_query():
+    for spec in load_tools(TOOLS_YAML).values():
+        validate_query_template(spec.name, spec.argv)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["{binary}", "-F", "{query}", "."],
+        ["{binary}", "-F", "-e{query}", "."],
+        ["{binary}", "-e", "{query}", "--", "{query}"],
+        ["{binary}", "--pattern", "{query}"],
+    ],
+)
+def test_unguarded_query_is_rejected(argv):
+    with pytest.raises(BenchError, match="tool t"):
+        validate_query_template("t", argv)
+
+
+def test_expand_argv_word_and_literal_placeholders():
+    template = ["{binary}", "{word}", "-e", "{query}", "--tags={index}"]
+    assert expand_argv(template, "/b", "{index}", index="/i") == [
+        "/b",
+        "-e",
+        "{index}",
+        "--tags=/i",
+    ]
+    assert expand_argv(template, "/b", "q", index="/i", word=True, word_argv=["-w", "-x"]) == [
+        "/b",
+        "-w",
+        "-x",
+        "-e",
+        "q",
+        "--tags=/i",
+    ]
+
+
+def _write_tools(tmp_path: Path, entry: dict) -> Path:
+    path = tmp_path / "tools.yaml"
+    path.write_text(json.dumps({"tools": {"t": entry}}))
+    return path
+
+
+def test_missing_required_tool_names_install_hint(tmp_path):
+    path = _write_tools(
+        tmp_path,
+        {
+            "binary": "no-such-searcher-xyz",
+            "argv": ["{binary}", "--", "{query}"],
+            "output": "grep",
+            "install_hint": "apt-get install xyz-searcher",
+        },
+    )
+    with pytest.raises(BenchError) as err:
+        resolve_tools(load_tools(path), PATH_ENV)
+    message = str(err.value)
+    assert "\n" not in message
+    assert "no-such-searcher-xyz" in message and "apt-get install xyz-searcher" in message
+
+
+def test_missing_optional_tool_is_unavailable(tmp_path):
+    path = _write_tools(
+        tmp_path,
+        {
+            "binary": "/nonexistent/bin/grep",
+            "argv": ["{binary}", "--", "{query}"],
+            "output": "grep",
+            "optional": True,
+        },
+    )
+    tool = resolve_tools(load_tools(path), PATH_ENV)["t"]
+    assert not tool.available and "not found" in tool.skipped_reason
+
+
+def test_tools_json_round_trip_and_sorted(tools, tmp_path):
+    out = tmp_path / "tools.json"
+    write_tools_json(tools, out)
+    text = out.read_text()
+    data = json.loads(text)
+    assert list(data) == sorted(data)
+    assert data["rg"]["binary"] == str(Path(sys.executable).parent / "rg")
+    assert data["rg"]["version"].startswith("ripgrep 14")
+    assert data["busybox-grep"]["version"].startswith("BusyBox v")
+    assert data["ctags"]["version"].startswith("Universal Ctags")
+    assert data["grep"]["version"].startswith("grep (GNU grep)")
+    assert len(data["git-grep"]["sha256"]) == 64
+    back = read_tools_json(out)
+    write_tools_json(back, tmp_path / "again.json")
+    assert (tmp_path / "again.json").read_text() == text
+
+
+# --- real tools on the corpus --------------------------------------------------------------
+
+
+def _search(tools, name, corpus, query="foo_bar", index=None):
+    return run_tool(tools[name], query, str(corpus), 30, {b"a.c"}, known(corpus), index=index)
+
+
+@pytest.mark.parametrize("name", ["rg", "git-grep", "ugrep", "grep", "ag"])
+def test_text_tools_search_the_same_file_set(tools, corpus, name):
+    result = _search(tools, name, corpus)
+    assert result.status == "ok", result.stderr_head
+    assert set(result.files) == TEXT_HITS  # hidden, ignored, spaced, dashed, non-UTF-8 files
+    assert result.lines == len(TEXT_HITS) + 1  # b.c has two lines
+    assert result.unparsed == 0
+
+
+def test_busybox_follows_symlinks_and_reads_binary_files(tools, corpus):
+    result = _search(tools, "busybox-grep", corpus)
+    assert set(result.files) == TEXT_HITS | {b"link.c", b"bin.dat"}
+
+
+def test_ag_binary_notice_is_not_a_result(tools, corpus):
+    result = _search(tools, "ag", corpus)
+    assert result.notices == 1 and b"bin.dat" not in result.files
+
+
+def test_output_orders(tools, corpus):
+    rg = _search(tools, "rg", corpus).files
+    assert rg == sorted(rg, key=lambda p: p.split(b"/"))  # by path component
+    assert rg.index(b"dma/x.c") < rg.index(b"dma-buf/x.c")
+    git = _search(tools, "git-grep", corpus).files
+    assert git == sorted(git)  # byte order of the full path
+    ug = _search(tools, "ugrep", corpus).files
+    top = [p for p in ug if b"/" not in p]
+    assert ug[: len(top)] == sorted(top)  # files first, then subdirectories by name
+    assert ug[len(top) :] == [b".hidden/h.c", b"dma/x.c", b"dma-buf/x.c", b"sub/z.c"]
+
+
+def test_line_numbers_and_text(tools, corpus):
+    for name in GREP_FAMILY:
+        result = _search(tools, name, corpus)
+        assert result.first_right_line is not None
+    rg = _search(tools, "rg", corpus)
+    assert rg.first_right_line == rg.files.index(b"a.c")  # one line per file before b.c
+    ast = run_tool(
+        tools["ast-grep"],
+        "foo_bar",
+        str(corpus),
+        30,
+        {b"a.c"},
+        known(corpus),
+        decl_line=(b"a.c", 1),
+    )
+    assert ast.status == "ok"
+    assert b"a.c" in ast.files and b".dotfile" not in ast.files
+    assert ast.decl_line_rank is not None
+
+
+def test_ctags_index_and_lookup(tools, corpus, tmp_path):
+    index = tmp_path / "tags"
+    build_index(tools["ctags"], str(corpus), str(index))
+    hit = _search(tools, "ctags", corpus, "foo_bar", index=str(index))
+    assert hit.status == "ok" and hit.files == [b"a.c"] and hit.first_right_line == 0
+    hidden = _search(tools, "ctags", corpus, "hidden_fn", index=str(index))
+    assert hidden.files == [b".hidden/h.c"]
+    miss = _search(tools, "ctags", corpus, "-rf", index=str(index))
+    assert miss.status == "no-match" and miss.files == []
+
+
+def test_list_files_matches_the_search_file_set(tools, corpus):
+    # `-l -e ""` lists files with at least one line: empty files (which cannot match) are not
+    # listed. rg --files lists the walk, before binary detection, so bin.dat and empty.c appear.
+    text_files = TEXT_HITS | {b".gitignore", b".ignore", b"upper.c"}
+    for name in ["git-grep", "ugrep", "grep"]:
+        assert set(list_files(tools[name], str(corpus))) == text_files, name
+    assert set(list_files(tools["ag"], str(corpus))) == text_files | {b"bin.dat", b"empty.c"}
+    rg = list_files(tools["rg"], str(corpus))
+    assert set(rg) == text_files | {b"bin.dat", b"empty.c"}
+    assert rg == sorted(rg, key=lambda p: p.split(b"/"))
+    busybox = set(list_files(tools["busybox-grep"], str(corpus)))
+    assert busybox == text_files | {b"bin.dat", b"link.c"}
+
+
+HOSTILE = ["-rf", "--help", "$(touch pwned)", "*", "\\", "a b", "ü", ";rm -rf x"]
+
+
+@pytest.fixture(scope="module")
+def hostile_corpus(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile")
+    lines = [f"line {q} end" for q in HOSTILE] + ["plain words only", "ab a  b"]
+    (root / "h.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (root / "other.c").write_text("int main(void) { return 0; }\n")
+    (root / "x").write_text("x must survive\n")
+    return root
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+def test_hostile_queries_are_literal_and_harmless(tools, hostile_corpus, tmp_path, query):
+    index = tmp_path / "tags"
+    build_index(tools["ctags"], str(hostile_corpus), str(index))
+    data = (hostile_corpus / "h.txt").read_bytes().split(b"\n")
+    expected = [i + 1 for i, line in enumerate(data) if query.encode() in line]
+    assert expected
+    for name in sorted(tools):
+        result = run_tool(
+            tools[name], query, str(hostile_corpus), 30, {b"h.txt"}, None, index=str(index)
+        )
+        assert result.status != "timeout", name
+        assert not (hostile_corpus / "pwned").exists(), name
+        assert not Path("pwned").exists(), name
+        assert (hostile_corpus / "x").exists(), name
+        if name in GREP_FAMILY:
+            assert result.status == "ok", (name, result.stderr_head)
+            assert result.files == [b"h.txt"], name
+            assert result.lines == len(expected), name
+        elif name == "ctags":
+            assert result.status == "no-match", result.stderr_head
+
+
+@pytest.mark.parametrize("name", GREP_FAMILY)
+def test_word_mode(tools, corpus, name):
+    result = run_tool(tools[name], "foo_bar", str(corpus), 30, {b"a.c"}, known(corpus), word=True)
+    assert result.status == "ok", result.stderr_head
+    assert b"sub/z.c" not in result.files and b"b.c" in result.files
+    expected = TEXT_HITS - {b"sub/z.c"}
+    if name == "busybox-grep":
+        expected |= {b"link.c", b"bin.dat"}
+    assert set(result.files) == expected
+    assert result.lines == len(expected)  # b.c line 1 has only foo_bar_x
