@@ -14,6 +14,7 @@ from snakemake.utils import validate
 sys.path.insert(0, workflow.basedir)
 
 from searchbench.configcheck import config_error_line, load_side_file  # noqa: E402
+from searchbench.codehash import script_code_hash  # noqa: E402
 from searchbench.errors import BenchError  # noqa: E402
 from searchbench.tools import resolve_tools, specs_from_mapping  # noqa: E402
 
@@ -52,16 +53,10 @@ wildcard_constraints:
     track="|".join(TRACKS),
 
 
-def code_hash(*modules: str) -> str:
-    """Content hash of the library modules a rule uses: Snakemake reruns a rule when its
-    script changes, but not when a module that script imports does."""
-    digest = hashlib.sha256()
-    for module in sorted(modules):
-        for path in sorted((BASEDIR / "searchbench").glob(f"{module}")):
-            files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
-            for file in files:
-                digest.update(file.read_bytes())
-    return digest.hexdigest()[:16]
+def code_hash(script: str) -> str:
+    """Hash of the library code a rule's script imports (transitively): Snakemake reruns a
+    rule when its script changes, but not when a module that script imports does."""
+    return script_code_hash(BASEDIR / "searchbench", BASEDIR / "scripts" / f"{script}.py")
 
 
 def corpus_spec(corpus: str) -> dict:

@@ -8,7 +8,7 @@ rule fetch_corpus:
         languages_file=config["languages_file"],
         # A local repository is pinned at its HEAD: a new commit refetches it.
         local_revision=lambda wildcards: local_revision(wildcards.corpus),
-        code=code_hash("corpora.py", "fileset.py", "paths.py"),
+        code=code_hash("fetch_corpus"),
     log:
         "results/logs/{corpus}/fetch_corpus.log",
     conda:

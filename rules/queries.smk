@@ -12,7 +12,7 @@ rule queries:
         seed=config["seed"],
         n=config["queries_per_corpus"],
         min_length=config["min_symbol_length"],
-        code=code_hash("sampling.py", "symbols.py", "paths.py"),
+        code=code_hash("queries"),
     log:
         "results/logs/{corpus}/queries.log",
     script:
@@ -27,7 +27,7 @@ rule gt_audit:
         audit="results/{corpus}/code/gt_audit.tsv",
         summary="results/{corpus}/code/gt_audit_summary.tsv",
     params:
-        code=code_hash("gt_audit.py", "paths.py"),
+        code=code_hash("gt_audit"),
     log:
         "results/logs/{corpus}/gt_audit.log",
     conda:

@@ -20,7 +20,7 @@ rule report:
         skipped_tools=SKIPPED_TOOLS,
         config_hash=config_hash(),
         command=reproduce_command(),
-        code=code_hash("report.py"),
+        code=code_hash("report"),
     log:
         "results/logs/report.log",
     script:

@@ -8,7 +8,7 @@ rule score:
         scores="results/{corpus}/{track}/scores.tsv",
     params:
         baseline=config["baseline"],
-        code=code_hash("metrics.py", "trec.py", "paths.py"),
+        code=code_hash("score"),
     log:
         "results/logs/{corpus}/{track}/score.log",
     script:
@@ -26,7 +26,7 @@ rule inference:
         seed=config["seed"],
         alpha=config["alpha"],
         resamples=config["resamples"],
-        code=code_hash("inference.py"),
+        code=code_hash("inference"),
     log:
         "results/logs/{corpus}/{track}/inference.log",
     script:

@@ -13,7 +13,7 @@ rule search:
         spec=lambda wildcards: config["tools"][wildcards.tool],
         timeout=config["timeout_seconds"],
         word_match=config["word_match"],
-        code=code_hash("runner.py", "parsers.py", "tools.py", "trec.py", "paths.py", "hay"),
+        code=code_hash("search"),
     log:
         "results/logs/{corpus}/{track}/search.{tool}.log",
     conda:

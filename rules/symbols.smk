@@ -10,7 +10,7 @@ rule symbols:
         rules_dir=str(ASTGREP_RULES),
         languages_file=config["languages_file"],
         max_parse_bytes=config["max_parse_bytes"],
-        code=code_hash("symbols.py", "fileset.py", "paths.py"),
+        code=code_hash("symbols"),
     threads: 2
     log:
         "results/logs/{corpus}/symbols.log",

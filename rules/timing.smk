@@ -22,7 +22,7 @@ rule timing:
         timing=config["timing"],
         seed=config["seed"],
         word_match=config["word_match"],
-        code=code_hash("runner.py", "tools.py", "parsers.py", "timing.py", "hay"),
+        code=code_hash("timing"),
     resources:
         timing_slot=1,
     log:

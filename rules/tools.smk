@@ -5,7 +5,7 @@ rule resolve_tools:
         tools=config["tools"],
         # Re-resolve when a binary moves, so every run names the binary it measured.
         binaries=TOOL_BINARIES,
-        code=code_hash("tools.py"),
+        code=code_hash("resolve_tools"),
     log:
         "results/logs/resolve_tools.log",
     conda:
@@ -22,7 +22,7 @@ rule build_index:
         "resources/index/{corpus}/{tool}.idx",
     params:
         spec=lambda wildcards: config["tools"][wildcards.tool],
-        code=code_hash("tools.py", "runner.py"),
+        code=code_hash("build_index"),
     log:
         "results/logs/{corpus}/build_index.{tool}.log",
     conda:
@@ -40,7 +40,7 @@ rule list_files:
     params:
         spec=lambda wildcards: config["tools"][wildcards.tool],
         timeout=config["timeout_seconds"],
-        code=code_hash("tools.py", "runner.py", "parsers.py", "paths.py"),
+        code=code_hash("list_files"),
     log:
         "results/logs/{corpus}/list_files.{tool}.log",
     conda:
@@ -57,7 +57,7 @@ rule fileset_audit:
         "results/{corpus}/fileset_audit.tsv",
     params:
         tools=LISTING_TOOLS,
-        code=code_hash("fileset.py", "paths.py"),
+        code=code_hash("fileset_audit"),
     log:
         "results/logs/{corpus}/fileset_audit.log",
     script:

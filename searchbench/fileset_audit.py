@@ -14,8 +14,14 @@ from searchbench.paths import encode_path
 
 EXAMPLES = 5
 AUDIT_HEADER = (
-    "tool", "target", "searched", "missing", "extra", "duplicates",
-    "examples_missing", "examples_extra",
+    "tool",
+    "target",
+    "searched",
+    "missing",
+    "extra",
+    "duplicates",
+    "examples_missing",
+    "examples_extra",
 )
 
 

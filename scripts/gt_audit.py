@@ -1,0 +1,27 @@
+"""Audit the code track's ground truth against universal-ctags (rule `gt_audit`)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
+
+from searchbench import gt_audit  # noqa: E402
+
+
+def main(smk) -> None:
+    with open(smk.log[0], "w", encoding="utf-8") as log:
+        ctags, version = gt_audit.resolve_ctags()
+        print(f"ctags\t{ctags}\t{version}", file=log)
+        queries = gt_audit.read_queries(smk.input.queries)
+        tags = gt_audit.ctags_tags(smk.input.root, queries, scope="mentions", ctags=ctags)
+        table = gt_audit.audit(queries, tags)
+        summary = gt_audit.summarize(table)
+        gt_audit.write_audit(table, summary, smk.output.audit, smk.output.summary)
+        for row in summary.itertuples(index=False):
+            print("summary\t" + "\t".join(map(str, row)), file=log)
+        lines = gt_audit.disagreements(queries, table, tags)
+        for line in [*gt_audit.reason_counts(lines), *lines]:
+            print(line, file=log)
+
+
+main(snakemake)  # noqa: F821

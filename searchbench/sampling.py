@@ -1,0 +1,256 @@
+"""From a symbol table to a deterministic query sample with TREC qrels (seed §3, §8).
+
+A query is a name that the parser saw declared in exactly one file. Names declared in two
+or more files have no single right answer and are dropped, never guessed. Names that occur
+in a file the parser did not see (unseen.tsv) might be declared there, so they are dropped
+too. The sample is drawn from candidates sorted by name, so it does not depend on the order
+of the rows it came from: a fixed seed over an unordered list is not deterministic (§8).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from searchbench.atomic import write_text_atomic
+from searchbench.errors import BenchError
+from searchbench.paths import decode_path, encode_path
+from searchbench.symbols import names_in_files
+from searchbench.trec import qrels_lines
+
+SYMBOL_COLUMNS = ["symbol", "kind", "language", "path", "line", "rule"]
+UNSEEN_COLUMNS = ["path", "reason", "bytes"]
+CANDIDATE_COLUMNS = ["query", "language", "kind", "path", "line", "eligibility"]
+QUERY_COLUMNS = ["qid", *CANDIDATE_COLUMNS]
+IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+STEP_DECLARATIONS = "declarations"
+STEP_DISTINCT = "distinct-names"
+STEP_MIN_LENGTH = "min-length"
+STEP_ONE_FILE = "declared-in-one-file"
+STEP_NOT_UNSEEN = "not-in-unseen-files"
+STEP_SAMPLED = "sampled"
+
+Funnel = list[tuple[str, int]]
+
+
+# ---------------------------------------------------------------- reading
+
+
+def read_tsv(path: str | os.PathLike, columns: list[str]) -> pd.DataFrame:
+    """Read one of our TSV artifacts as strings; fail with a sentence if columns are wrong."""
+    frame = pd.read_csv(
+        path, sep="\t", dtype=str, keep_default_na=False, quoting=3, na_filter=False
+    )
+    if list(frame.columns) != columns:
+        raise BenchError(
+            f"{path}: header is {list(frame.columns)}, expected {columns}; "
+            "regenerate it with the rule that writes it (see docs/artifacts.md)"
+        )
+    return frame
+
+
+def read_symbols(path: str | os.PathLike) -> pd.DataFrame:
+    return read_tsv(path, SYMBOL_COLUMNS)
+
+
+def read_unseen(path: str | os.PathLike) -> pd.DataFrame:
+    return read_tsv(path, UNSEEN_COLUMNS)
+
+
+# ---------------------------------------------------------------- selection
+
+
+def _identifier_names(symbols: pd.DataFrame, min_length: int) -> pd.DataFrame:
+    names = symbols["symbol"]
+    looks = names.map(lambda s: IDENTIFIER.fullmatch(s) is not None).astype(bool)
+    keep = (names.str.len() >= min_length).astype(bool) & looks
+    return symbols[keep]
+
+
+def exactly_once(symbols: pd.DataFrame, min_length: int) -> tuple[Funnel, pd.DataFrame]:
+    """Names of at least min_length that look like identifiers and are declared in exactly
+    one file (several declarations in that one file, e.g. overloads, still count as one;
+    the first line is the answer line). Returns the funnel so far and the candidates."""
+    funnel: Funnel = [
+        (STEP_DECLARATIONS, len(symbols)),
+        (STEP_DISTINCT, int(symbols["symbol"].nunique())),
+    ]
+    named = _identifier_names(symbols, min_length)
+    funnel.append((STEP_MIN_LENGTH, int(named["symbol"].nunique())))
+    rows = named.assign(_line=pd.to_numeric(named["line"], errors="raise"))
+    files = rows.groupby("symbol")["path"].nunique()
+    decls = rows.groupby("symbol").size()
+    once = files[files == 1].index
+    rows = rows[rows["symbol"].isin(once)]
+    # First declaration in the file: lowest line, then the other columns, for a total order.
+    rows = rows.sort_values(
+        ["symbol", "_line", "kind", "language", "rule"], kind="mergesort"
+    ).drop_duplicates("symbol", keep="first")
+    candidates = pd.DataFrame(
+        {
+            "query": rows["symbol"],
+            "language": rows["language"],
+            "kind": rows["kind"],
+            "path": rows["path"],
+            "line": rows["_line"].astype(int).astype(str),
+            "eligibility": [f"exactly-once:1-file:{decls[s]}-decls" for s in rows["symbol"]],
+        }
+    )
+    candidates = _sort_by_query(candidates)
+    funnel.append((STEP_ONE_FILE, len(candidates)))
+    return funnel, candidates
+
+
+def funnel_and_candidates(
+    symbols: pd.DataFrame, unseen_names: Iterable[str], min_length: int
+) -> tuple[Funnel, pd.DataFrame]:
+    """The funnel (every step but `sampled`) and the candidate queries, sorted by query.
+
+    unseen_names: names that occur as whole identifiers in a file the parser did not see."""
+    funnel, candidates = exactly_once(symbols, min_length)
+    unseen = set(unseen_names)
+    candidates = candidates[~candidates["query"].isin(unseen)].reset_index(drop=True)
+    funnel.append((STEP_NOT_UNSEEN, len(candidates)))
+    return funnel, candidates
+
+
+def _sort_by_query(frame: pd.DataFrame) -> pd.DataFrame:
+    """Sort by query in byte order (UTF-8), independent of locale and input order."""
+    order = sorted(range(len(frame)), key=lambda i: frame["query"].iat[i].encode("utf-8"))
+    return frame.iloc[order].reset_index(drop=True)
+
+
+def parse_n(n: int | str) -> int | None:
+    """`all` -> None (take every candidate), a positive int -> itself."""
+    if isinstance(n, str) and n.strip().lower() == "all":
+        return None
+    try:
+        value = int(n)
+    except (TypeError, ValueError):
+        value = 0
+    if value < 1 or (isinstance(n, float) and n != value):
+        raise BenchError(f"queries_per_corpus is {n!r}; set it to a positive integer or `all`")
+    return value
+
+
+def draw_sample(
+    candidates: pd.DataFrame, n: int | str, seed: int, corpus: str, track: str = "code"
+) -> pd.DataFrame:
+    """Sort candidates by name, draw min(n, len) of them without replacement with
+    numpy's default_rng(seed), order the sample by query and number it from 1."""
+    ordered = _sort_by_query(candidates)
+    size = parse_n(n)
+    if size is None or size >= len(ordered):
+        picked = ordered
+    else:
+        rng = np.random.default_rng(int(seed))
+        index = rng.choice(len(ordered), size=size, replace=False)
+        picked = ordered.iloc[np.sort(index)]
+    sample = _sort_by_query(picked)
+    sample.insert(0, "qid", [f"{corpus}-{track}-{i:04d}" for i in range(1, len(sample) + 1)])
+    return sample[QUERY_COLUMNS]
+
+
+def with_sampled(funnel: Funnel, sample: pd.DataFrame) -> Funnel:
+    return [*funnel, (STEP_SAMPLED, len(sample))]
+
+
+# ---------------------------------------------------------------- unseen files
+
+
+def names_in_unseen(
+    root: str | os.PathLike, unseen: pd.DataFrame, names: Iterable[str]
+) -> set[str]:
+    """Names that occur as whole identifiers in any unseen file. unseen paths are encoded."""
+    return set(names_in_files(root, sorted(set(unseen["path"])), set(names)))
+
+
+def select_queries(
+    symbols: pd.DataFrame,
+    unseen: pd.DataFrame,
+    root: str | os.PathLike,
+    *,
+    min_length: int,
+    n: int | str,
+    seed: int,
+    corpus: str,
+) -> tuple[Funnel, pd.DataFrame]:
+    """The whole step: funnel (all six steps) and the numbered sample."""
+    _, once = exactly_once(symbols, min_length)
+    unseen_names = names_in_unseen(root, unseen, once["query"])
+    funnel, candidates = funnel_and_candidates(symbols, unseen_names, min_length)
+    sample = draw_sample(candidates, n, seed, corpus)
+    check_answer_files(root, sample)
+    return with_sampled(funnel, sample), sample
+
+
+def check_answer_files(root: str | os.PathLike, sample: pd.DataFrame) -> None:
+    """Every answer path, decoded once, must be a file under root."""
+    base = os.fsencode(root)
+    for path in sample["path"]:
+        check_docid(path)
+        if not os.path.isfile(os.path.join(base, os.fsencode(decode_path(path)))):
+            raise BenchError(
+                f"answer file {path!r} (from symbols.tsv) is not a file under {root}: "
+                "rerun the symbols rule for this corpus (paths are encoded exactly once)"
+            )
+
+
+# ---------------------------------------------------------------- writing
+
+
+def write_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write text (UTF-8, `\\n`) to path via a temp file in the same directory + os.replace."""
+    write_text_atomic(Path(path), text)
+
+
+def tsv_text(frame: pd.DataFrame, columns: list[str]) -> str:
+    lines = ["\t".join(columns)]
+    for row in frame[columns].itertuples(index=False):
+        fields = [str(v) for v in row]
+        if any(("\t" in f or "\n" in f) for f in fields):
+            raise BenchError(f"a field in {fields} contains a tab or newline; encode paths first")
+        lines.append("\t".join(fields))
+    return "\n".join(lines) + "\n"
+
+
+def check_docid(path: str) -> str:
+    """symbols.tsv paths are already encode_path'ed: use them as they are, but verify it
+    (an unencoded path with white space does not round-trip; select_queries also checks
+    that every answer file exists, which catches a double encoding)."""
+    if not path or encode_path(decode_path(path)) != path:
+        raise BenchError(
+            f"path {path!r} is not an encode_path token; symbols.tsv must hold encoded paths"
+        )
+    return path
+
+
+def queries_text(sample: pd.DataFrame) -> str:
+    for path in sample["path"]:
+        check_docid(path)
+    return tsv_text(sample, QUERY_COLUMNS)
+
+
+def qrels_text(sample: pd.DataFrame) -> str:
+    """TREC qrels: `qid 0 docid 1`, one right file per query (searchbench.trec's format)."""
+    pairs = zip(sample["qid"], sample["path"], strict=True)
+    qrels = {qid: {check_docid(path): 1} for qid, path in pairs}
+    return "".join(qrels_lines(qrels, "qrels.txt"))
+
+
+def funnel_text(funnel: Funnel) -> str:
+    return "step\tcount\n" + "".join(f"{step}\t{count}\n" for step, count in funnel)
+
+
+def write_outputs(sample: pd.DataFrame, funnel: Funnel, queries, qrels, funnel_path) -> None:
+    """Render all three first, then write: a bad path leaves no file written."""
+    texts = [(queries, queries_text(sample)), (qrels, qrels_text(sample))]
+    texts.append((funnel_path, funnel_text(funnel)))
+    for path, text in texts:
+        write_atomic(path, text)

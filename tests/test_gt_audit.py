@@ -1,0 +1,147 @@
+"""The ctags ground-truth audit, with the real universal-ctags, on the sampling fixture."""
+
+import runpy
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from searchbench import gt_audit, sampling
+
+FIXTURES = Path(__file__).parent / "fixtures" / "sampling"
+ROOT = FIXTURES / "corpus"
+SCRIPTS = Path(__file__).parent.parent / "scripts"
+
+pytestmark = pytest.mark.skipif(shutil.which("ctags") is None, reason="needs universal-ctags")
+
+
+@pytest.fixture(scope="module")
+def queries():
+    _, sample = sampling.select_queries(
+        sampling.read_symbols(FIXTURES / "symbols.tsv"),
+        sampling.read_unseen(FIXTURES / "unseen.tsv"),
+        ROOT,
+        min_length=4,
+        n="all",
+        seed=7,
+        corpus="fix",
+    )
+    return sample
+
+
+@pytest.fixture(scope="module")
+def ctags():
+    return gt_audit.resolve_ctags()[0]
+
+
+def rows_by_query(table):
+    return {r.query: r for r in table.itertuples(index=False)}
+
+
+def test_agreeing_and_disagreeing_queries(queries, ctags):
+    tags = gt_audit.ctags_tags(ROOT, queries, scope="mentions", ctags=ctags)
+    table = rows_by_query(gt_audit.audit(queries, tags))
+    # Agreeing: ctags defines the name in the answer file, and nowhere else (the reST
+    # heading `uniqueFunction` in docs/api.rst is prose, not a definition).
+    for name in ("uniqueFunction", "AlphaClass", "overloaded", "partialHid", "$dollarSign"):
+        assert (table[name].ctags_agrees, table[name].ctags_paths) == ("yes", table[name].path)
+    assert table["spacedName"].ctags_paths == "dir%20with%20space/spaced.py"
+    assert table["spacedName"].ctags_agrees == "yes"
+    # Disagreeing: the parser's answer only calls it; ctags defines it in another file.
+    assert (table["misplacedName"].ctags_agrees, table["misplacedName"].ctags_paths) == (
+        "no",
+        "src/beta.py",
+    )
+    # Disagreeing: a prototype is not a definition for ctags.
+    assert (table["protoOnly"].ctags_agrees, table["protoOnly"].ctags_paths) == ("no", "-")
+    log = gt_audit.disagreements(queries, gt_audit.audit(queries, tags), tags)
+    assert len(log) == 2
+    assert "misplacedName" in log[0] and "ctags-defines-elsewhere (src/beta.py:function)" in log[0]
+    assert "protoOnly" in log[1] and "ctags-declaration-only (prototype@1)" in log[1]
+
+
+def test_answers_scope_sees_only_answer_files(queries, ctags):
+    tags = gt_audit.ctags_tags(ROOT, queries, scope="answers", ctags=ctags)
+    table = rows_by_query(gt_audit.audit(queries, tags))
+    assert table["misplacedName"].ctags_paths == "-"  # beta.py was not scanned
+    assert table["uniqueFunction"].ctags_agrees == "yes"
+
+
+def test_summary_and_files_are_deterministic(queries, ctags, tmp_path):
+    outputs = []
+    for run in ("a", "b"):
+        tags = gt_audit.ctags_tags(ROOT, queries, ctags=ctags)
+        table = gt_audit.audit(queries, tags)
+        summary = gt_audit.summarize(table)
+        gt_audit.write_audit(table, summary, tmp_path / run / "a.tsv", tmp_path / run / "s.tsv")
+        outputs.append(
+            ((tmp_path / run / "a.tsv").read_bytes(), (tmp_path / run / "s.tsv").read_bytes())
+        )
+    assert outputs[0] == outputs[1]
+    summary = outputs[0][1].decode().splitlines()
+    assert summary == [
+        "language\tqueries\tagree\tshare",
+        "c\t1\t0\t0",
+        "cpp\t1\t1\t1",
+        "go\t1\t1\t1",
+        "javascript\t1\t1\t1",
+        "python\t5\t4\t0.80000000000000004",
+        "all\t9\t7\t0.77777777777777779",
+    ]
+    audit_lines = outputs[0][0].decode().splitlines()
+    assert audit_lines[0] == "qid\tquery\tlanguage\tpath\tctags_agrees\tctags_paths"
+    assert len(audit_lines) == 10
+
+
+def test_missing_answer_file_is_a_sentence(queries, ctags, tmp_path):
+    with pytest.raises(Exception, match="rerun the queries rule"):
+        gt_audit.ctags_tags(tmp_path, queries, ctags=ctags)
+
+
+def test_mentioning_files_many_names_path():
+    few = gt_audit.mentioning_files(ROOT, ["misplacedName"])
+    assert few == [b"src/alpha.py", b"src/beta.py"]
+    many = gt_audit.mentioning_files(ROOT, ["misplacedName"] + [f"zz{i}" for i in range(100)])
+    assert many == few
+
+
+def fake_snakemake(**sections):
+    """The attributes a `script:` sees, enough to run scripts/*.py without a workflow."""
+    ns = {k: SimpleNamespace(**v) if isinstance(v, dict) else v for k, v in sections.items()}
+    return SimpleNamespace(scriptdir=str(SCRIPTS), **ns)
+
+
+def test_scripts_end_to_end(tmp_path):
+    out = tmp_path / "results" / "fix" / "code"
+    queries = fake_snakemake(
+        input={
+            "symbols": str(FIXTURES / "symbols.tsv"),
+            "unseen": str(FIXTURES / "unseen.tsv"),
+            "root": str(ROOT),
+        },
+        params={"seed": 20261202, "n": 30, "min_length": 4, "corpus": "fix"},
+        output={
+            "queries": str(out / "queries.tsv"),
+            "qrels": str(out / "qrels.txt"),
+            "funnel": str(out / "funnel.tsv"),
+        },
+        log=[str(tmp_path / "queries.log")],
+    )
+    runpy.run_path(str(SCRIPTS / "queries.py"), init_globals={"snakemake": queries})
+    assert (out / "qrels.txt").read_text().count("\n") == 9
+    assert "funnel\tsampled\t9" in (tmp_path / "queries.log").read_text()
+    assert "not evidence" in (tmp_path / "queries.log").read_text()
+    audit = fake_snakemake(
+        input={"queries": str(out / "queries.tsv"), "root": str(ROOT)},
+        output={"audit": str(out / "gt_audit.tsv"), "summary": str(out / "gt_audit_summary.tsv")},
+        log=[str(tmp_path / "gt_audit.log")],
+        params={},
+    )
+    runpy.run_path(str(SCRIPTS / "gt_audit.py"), init_globals={"snakemake": audit})
+    assert (out / "gt_audit_summary.tsv").read_text().splitlines()[-1].startswith("all\t9\t7\t")
+    log = (tmp_path / "gt_audit.log").read_text().splitlines()
+    assert log[0].startswith("ctags\t/") and "Universal Ctags" in log[0]
+    assert "reason\t1\tc\tctags-declaration-only" in log
+    assert "reason\t1\tpython\tctags-defines-elsewhere" in log
+    assert sum(line.startswith("disagree\t") for line in log) == 2
