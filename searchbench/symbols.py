@@ -1,0 +1,371 @@
+"""The ground-truth symbol table: every declaration ast-grep sees, and the files it did not see.
+
+One `ast-grep scan` pass (file paths passed explicitly, in ARG_MAX-sized batches) runs every
+rule of config/astgrep/<language>.yml over the corpus's text files of a parsed language. A
+generated sgconfig.yml maps our extensions to our languages (`languageGlobs`), so `.h` is C
+and `.tcc` is C++ whatever ast-grep's defaults are, and every `--no-ignore` option is given
+so the corpus's own ignore files cannot hide a file. Each rule matches the declared name node
+only, so a JSON match is small.
+
+Files the parser did not (fully) see go to unseen.tsv, so the query sampler can keep names
+that occur in them out of the exactly-once set:
+- too-large: more than max_parse_bytes (ast-grep silently returns nothing for ~6 MB and up);
+- unparsed-language: source in a language we have no rules for (files.tsv `unparsed-source`);
+- binary: a file named like a parsed language that files.tsv classifies as binary;
+- not-utf8: ast-grep silently skips a file that is not valid UTF-8 (checked on files with no
+  match, which is where such a file hides);
+- astgrep-error: ast-grep printed an error naming the file.
+Parse errors (tree-sitter ERROR nodes) are not recorded: in C they are frequent around macros,
+and treating a whole file as unseen for one ERROR node would empty the exactly-once set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from searchbench.atomic import write_text_atomic
+from searchbench.errors import BenchError
+from searchbench.paths import decode_path, encode_path, strip_dot_slash
+
+SYMBOLS_HEADER = ("symbol", "kind", "language", "path", "line", "rule")
+UNSEEN_HEADER = ("path", "reason", "bytes")
+UNSEEN_REASONS = ("too-large", "unparsed-language", "binary", "not-utf8", "astgrep-error")
+UNPARSED = "unparsed-source"
+NO_IGNORE = ("hidden", "dot", "exclude", "global", "parent", "vcs")
+ARGV_BUDGET = 256 * 1024  # bytes of file arguments per ast-grep call, far below ARG_MAX
+_TOKEN = re.compile(rb"[A-Za-z0-9_$\x80-\xff]+")
+
+
+@dataclass(frozen=True, order=True)
+class SymbolRow:
+    """One declaration: path is the decoded relative path, line is 1-based."""
+
+    symbol: str
+    kind: str
+    language: str
+    path: str
+    line: int
+    rule: str
+
+
+@dataclass(frozen=True, order=True)
+class UnseenRow:
+    path: str
+    reason: str
+    bytes: int
+
+
+# ---------------------------------------------------------------- rules and config
+
+
+def find_astgrep() -> str:
+    """ast-grep next to this Python (the venv) first, then on PATH. Never `sg` (setgid)."""
+    beside = Path(sys.executable).parent / "ast-grep"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("ast-grep")
+    if not found:
+        raise BenchError("ast-grep is not installed: install it (pip install ast-grep-cli)")
+    return found
+
+
+def load_rules(rules_dir: Path, languages: dict) -> dict[str, str]:
+    """Read <rules_dir>/<language>.yml for every parsed language; check ids and languages.
+
+    Returns language -> the rule file's text."""
+    texts: dict[str, str] = {}
+    for language, spec in sorted((languages.get("parsed") or {}).items()):
+        path = Path(rules_dir) / f"{language}.yml"
+        if not path.is_file():
+            raise BenchError(f"no ast-grep rules for language {language}: create {path}")
+        text = path.read_text(encoding="utf-8")
+        astgrep_lang = str(spec.get("astgrep", language))
+        try:
+            docs = [d for d in yaml.safe_load_all(text) if d is not None]
+        except yaml.YAMLError as err:
+            raise BenchError(f"{path} is not valid YAML: {str(err).splitlines()[0]}") from None
+        if not docs:
+            raise BenchError(f"{path} has no rules; add at least one")
+        for doc in docs:
+            rule_id = str(doc.get("id", ""))
+            if not rule_id.startswith(f"{language}-") or len(rule_id) == len(language) + 1:
+                raise BenchError(f"{path}: rule id {rule_id!r} must be `{language}-<kind>`")
+            if str(doc.get("language", "")).lower() != astgrep_lang.lower():
+                raise BenchError(f"{path}: rule {rule_id} must have language {astgrep_lang}")
+        texts[language] = text
+    return texts
+
+
+def write_sgconfig(workdir: Path, rule_texts: dict[str, str], languages: dict) -> Path:
+    """A throw-away ast-grep project: the rule files and languageGlobs from languages.yaml."""
+    rules = workdir / "rules"
+    rules.mkdir(parents=True, exist_ok=True)
+    for language, text in sorted(rule_texts.items()):
+        (rules / f"{language}.yml").write_text(text, encoding="utf-8")
+    globs: dict[str, list[str]] = {}
+    for language, spec in sorted(languages["parsed"].items()):
+        astgrep_lang = str(spec.get("astgrep", language))
+        exts = [str(e) for e in spec.get("extensions") or []]
+        globs.setdefault(astgrep_lang, []).extend(f"*.{e}" for e in exts)
+    config = {"ruleDirs": ["rules"], "languageGlobs": globs}
+    path = workdir / "sgconfig.yml"
+    path.write_text(yaml.safe_dump(config, sort_keys=True), encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------- the scan
+
+
+def _entry_fields(entry) -> tuple[str, int, str, str]:
+    """(path, bytes, kind, language) from a FileEntry or a plain 4-tuple."""
+    if hasattr(entry, "path"):
+        return entry.path, int(entry.bytes), entry.kind, entry.language
+    path, size, kind, language = entry
+    return path, int(size), kind, language
+
+
+def _batches(paths: list[bytes], budget: int) -> Iterator[list[bytes]]:
+    batch: list[bytes] = []
+    used = 0
+    for path in paths:
+        cost = len(path) + 1
+        if batch and used + cost > budget:
+            yield batch
+            batch, used = [], 0
+        batch.append(path)
+        used += cost
+    if batch:
+        yield batch
+
+
+def _lossy(path: bytes) -> str:
+    """How ast-grep prints a path (Rust's to_string_lossy), without a leading ./ ."""
+    return strip_dot_slash(path).decode("utf-8", "replace")
+
+
+def _run_batch(
+    astgrep: str, sgconfig: Path, root: Path, batch: list[bytes], threads: int
+) -> tuple[list[dict], list[str]]:
+    """Run one ast-grep scan; return the JSON matches and ast-grep's ERROR lines."""
+    argv = [astgrep, "scan", "-c", str(sgconfig), "--json=stream", "--color=never"]
+    argv += [f"--no-ignore={what}" for what in NO_IGNORE]
+    argv += ["-j", str(max(1, int(threads)))]
+    argv += [os.fsdecode(b"./" + p) for p in batch]
+    env = {**os.environ, "LC_ALL": "C.UTF-8"}
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(argv, cwd=root, stdout=subprocess.PIPE, stderr=err, env=env)
+        matches = [json.loads(line) for line in proc.stdout if line.strip()]
+        code = proc.wait()
+        err.seek(0)
+        stderr = err.read().decode("utf-8", "replace")
+    if code != 0:
+        tail = " | ".join(stderr.strip().splitlines()[-3:])
+        raise BenchError(f"ast-grep scan failed in {root} (exit {code}): {tail}")
+    errors = [line[len("ERROR: ") :] for line in stderr.splitlines() if line.startswith("ERROR: ")]
+    return matches, errors
+
+
+def _is_utf8(path: Path) -> bool:
+    try:
+        path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def scan_symbols(
+    root: Path,
+    files: Iterable,
+    rules_dir: Path,
+    languages: dict,
+    max_parse_bytes: int,
+    threads: int,
+    *,
+    astgrep: str | None = None,
+    argv_budget: int = ARGV_BUDGET,
+) -> tuple[list[SymbolRow], list[UnseenRow]]:
+    """Scan the given files (FileEntry rows or (path, bytes, kind, language) tuples).
+
+    Returns sorted symbol rows and sorted unseen rows; the result does not depend on threads,
+    batch size or the order of `files`."""
+    root = Path(root)
+    parsed = set((languages.get("parsed") or {}).keys())
+    rule_texts = load_rules(Path(rules_dir), languages)
+    astgrep = astgrep or find_astgrep()
+
+    unseen: list[UnseenRow] = []
+    by_printed: dict[str, tuple[str, str, int]] = {}  # ast-grep's path -> (path, language, size)
+    collided: set[str] = set()
+    for entry in files:
+        path, size, kind, language = _entry_fields(entry)
+        if language == UNPARSED and kind == "text":
+            unseen.append(UnseenRow(path, "unparsed-language", size))
+        if language not in parsed or kind == "symlink":
+            continue
+        if kind == "binary":
+            unseen.append(UnseenRow(path, "binary", size))
+        elif size > max_parse_bytes:
+            unseen.append(UnseenRow(path, "too-large", size))
+        else:
+            printed = _lossy(os.fsencode(path))
+            if printed in by_printed:
+                collided.add(printed)
+            by_printed[printed] = (path, language, size)
+    for printed in sorted(collided):  # two raw names print alike: cannot tell their matches apart
+        path, _, size = by_printed.pop(printed)
+        unseen.append(UnseenRow(path, "astgrep-error", size))
+
+    symbols: list[SymbolRow] = []
+    matched: set[str] = set()
+    errored: set[str] = set()
+    targets = sorted(os.fsencode(p) for p, _, _ in by_printed.values())
+    with tempfile.TemporaryDirectory(prefix="searchbench-astgrep-") as work:
+        sgconfig = write_sgconfig(Path(work), rule_texts, languages)
+        for batch in _batches(targets, argv_budget):
+            matches, errors = _run_batch(astgrep, sgconfig, root, batch, threads)
+            for match in matches:
+                symbols.append(_symbol_row(match, by_printed))
+                matched.add(symbols[-1].path)
+            for line in errors:
+                errored.add(_errored_path(line, by_printed, root))
+    for printed in sorted(errored):
+        path, _, size = by_printed[printed]
+        unseen.append(UnseenRow(path, "astgrep-error", size))
+    for printed, (path, _, size) in sorted(by_printed.items()):
+        if path not in matched and printed not in errored and not _is_utf8(root / path):
+            unseen.append(UnseenRow(path, "not-utf8", size))
+    return sort_symbols(symbols), sort_unseen(unseen)
+
+
+def _symbol_row(match: dict, by_printed: dict[str, tuple[str, str, int]]) -> SymbolRow:
+    printed = _lossy(match["file"].encode("utf-8", "surrogateescape"))
+    if printed not in by_printed:
+        raise BenchError(f"ast-grep reported a file it was not given: {match['file']!r}")
+    path, language, _ = by_printed[printed]
+    rule = str(match["ruleId"])
+    rule_language, _, kind = rule.partition("-")
+    if rule_language != language:
+        raise BenchError(
+            f"ast-grep parsed {path} as {rule_language} but files.tsv says {language}: make "
+            "config/languages.yaml extensions and the rule languages agree"
+        )
+    line = int(match["range"]["start"]["line"]) + 1
+    return SymbolRow(str(match["text"]), kind, language, path, line, rule)
+
+
+def _errored_path(line: str, by_printed: dict[str, tuple[str, str, int]], root: Path) -> str:
+    """The file an ast-grep `ERROR: <path>: <message>` line names."""
+    best = ""
+    for candidate in (line, line.removeprefix(str(root) + "/")):
+        text = candidate.removeprefix("./")
+        for printed in by_printed:
+            if text.startswith(printed + ":") and len(printed) > len(best):
+                best = printed
+    if not best:
+        raise BenchError(f"ast-grep reported an error for no known file: {line}")
+    return best
+
+
+# ---------------------------------------------------------------- names in unseen files
+
+
+def names_in_files(root: Path | str, paths: Iterable[str], names: set[str]) -> set[str]:
+    """Which of `names` occur as whole identifiers (bytes [A-Za-z0-9_$] and non-ASCII are word
+    characters) in the files `paths` (encoded, as written in unseen.tsv) under root."""
+    wanted = {n.encode("utf-8"): n for n in names}
+    found: set[str] = set()
+    base = os.fsencode(root)
+    for token_path in sorted(set(paths)):
+        if len(found) == len(wanted):
+            break
+        full = os.path.join(base, os.fsencode(decode_path(token_path)))
+        try:
+            with open(full, "rb") as handle:
+                data = handle.read()
+        except (IsADirectoryError, FileNotFoundError):
+            continue
+        tokens = set(_TOKEN.findall(data))
+        found.update(wanted[t] for t in tokens.intersection(wanted))
+    return found
+
+
+# ---------------------------------------------------------------- TSV files
+
+
+def sort_symbols(rows: Iterable[SymbolRow]) -> list[SymbolRow]:
+    """All columns as written (path encoded), line numerically."""
+    return sorted(
+        set(rows),
+        key=lambda r: (r.symbol, r.kind, r.language, encode_path(r.path), r.line, r.rule),
+    )
+
+
+def sort_unseen(rows: Iterable[UnseenRow]) -> list[UnseenRow]:
+    return sorted(set(rows), key=lambda r: (encode_path(r.path), r.reason, r.bytes))
+
+
+def format_symbols_tsv(rows: Iterable[SymbolRow]) -> str:
+    lines = ["\t".join(SYMBOLS_HEADER)]
+    for r in sort_symbols(rows):
+        lines.append(
+            f"{r.symbol}\t{r.kind}\t{r.language}\t{encode_path(r.path)}\t{r.line}\t{r.rule}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def format_unseen_tsv(rows: Iterable[UnseenRow]) -> str:
+    lines = ["\t".join(UNSEEN_HEADER)]
+    for r in sort_unseen(rows):
+        lines.append(f"{encode_path(r.path)}\t{r.reason}\t{r.bytes}")
+    return "\n".join(lines) + "\n"
+
+
+def write_symbols_tsv(rows: Iterable[SymbolRow], path: Path) -> None:
+    write_text_atomic(Path(path), format_symbols_tsv(rows))
+
+
+def write_unseen_tsv(rows: Iterable[UnseenRow], path: Path) -> None:
+    write_text_atomic(Path(path), format_unseen_tsv(rows))
+
+
+def _read_tsv(path: Path, header: tuple[str, ...]) -> Iterator[tuple[int, list[str]]]:
+    with open(path, encoding="utf-8", newline="\n") as handle:
+        lines = handle.read().split("\n")
+    if tuple(lines[0].split("\t")) != header:
+        raise BenchError(f"{path}: expected header {' '.join(header)}; regenerate it")
+    for number, line in enumerate(lines[1:], start=2):
+        if not line:
+            continue
+        fields = line.split("\t")
+        if len(fields) != len(header):
+            raise BenchError(f"{path} line {number} is malformed: {line!r}")
+        yield number, fields
+
+
+def read_symbols_tsv(path: Path) -> list[SymbolRow]:
+    rows = []
+    for number, f in _read_tsv(Path(path), SYMBOLS_HEADER):
+        if not f[4].isdigit():
+            raise BenchError(f"{path} line {number}: line {f[4]!r} is not a number")
+        rows.append(SymbolRow(f[0], f[1], f[2], decode_path(f[3]), int(f[4]), f[5]))
+    return rows
+
+
+def read_unseen_tsv(path: Path) -> list[UnseenRow]:
+    rows = []
+    for number, f in _read_tsv(Path(path), UNSEEN_HEADER):
+        if f[1] not in UNSEEN_REASONS or not f[2].isdigit():
+            raise BenchError(f"{path} line {number} is malformed: {f!r}")
+        rows.append(UnseenRow(decode_path(f[0]), f[1], int(f[2])))
+    return rows
