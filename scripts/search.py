@@ -20,9 +20,8 @@ def main() -> None:
     tool = read_tools_json(snakemake.input.tools)[snakemake.wildcards.tool]
     queries = read_queries(Path(snakemake.input.queries))
     qrels = read_qrels(snakemake.input.qrels)
-    known = frozenset(
-        os.fsencode(decode_path(e.path)) for e in read_files_tsv(snakemake.input.files)
-    )
+    # files.tsv paths are the raw names (surrogate-escaped str), as tools print them.
+    known = frozenset(os.fsencode(entry.path) for entry in read_files_tsv(snakemake.input.files))
     index = os.path.abspath(snakemake.input.index[0]) if snakemake.input.index else None
     run: dict[str, list[str]] = {}
     raw_lines = []
