@@ -41,6 +41,7 @@ def main() -> None:
                     result.user,
                     result.sys,
                     result.peak_rss_kib,
+                    result.rss_source,
                     result.timed_out,
                     result.exit_code,
                 )

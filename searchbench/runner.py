@@ -35,7 +35,8 @@ from searchbench.tools import ResolvedTool, expand_argv
 
 STDERR_KEEP = 4096
 READ_SIZE = 1 << 16
-VARYING_KEYS = ("elapsed", "user", "sys", "peak_rss_kib")
+VARYING_KEYS = ("elapsed", "user", "sys", "peak_rss_kib", "rss_source")
+HWM_POLL_SECONDS = 0.005
 _DROPPED_ENV = ("RIPGREP_CONFIG_PATH", "GREP_OPTIONS", "GREP_COLORS", "GREP_COLOR")
 
 
@@ -49,6 +50,7 @@ class SearchResult:
     user: float
     sys: float
     peak_rss_kib: int
+    rss_source: str  # wait4, hwm-poll or below-floor: see peak_rss()
     lines: int  # match lines parsed (binary notices and unparsable lines excluded)
     bytes: int  # those lines as `path:line:text\n`, the same rendering for every tool
     files: list[bytes] = field(default_factory=list)  # distinct, in first-printed order
@@ -99,6 +101,68 @@ def classify(
     if exit_code in no_match_exit and lines == 0 and not stderr.strip():
         return "no-match"
     return "error"
+
+
+def _status_kib(pid: int | str, field: str) -> int:
+    """A `kB` field of /proc/<pid>/status (VmHWM, VmRSS); 0 when the process is gone."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            for line in handle:
+                if line.startswith(field.encode() + b":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _cmdline(pid: int | str) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
+
+
+def _exec_done(pid: int, own_cmdline: bytes) -> bool:
+    """Before exec the child is a copy of this process: its VmHWM is ours, not the tool's."""
+    cmdline = _cmdline(pid)
+    return bool(cmdline) and cmdline != own_cmdline
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as handle:
+            return [int(p) for p in handle.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _tree_hwm(pid: int, own_cmdline: bytes) -> int:
+    """Largest VmHWM in the tool's process tree (the same max-over-processes that ru_maxrss
+    reports). The direct child counts only after its exec; descendants are the tool's own."""
+    hwm = _status_kib(pid, "VmHWM") if _exec_done(pid, own_cmdline) else 0
+    todo = _children(pid)
+    while todo:
+        child = todo.pop()
+        hwm = max(hwm, _status_kib(child, "VmHWM"))
+        todo.extend(_children(child))
+    return hwm
+
+
+def peak_rss(wait4_maxrss: int, spawn_floor: int, polled_hwm: int) -> tuple[int, str]:
+    """The tool's peak RSS (KiB) and where it comes from.
+
+    A child forked from this (large) Python process starts with a copy of its memory, and the
+    kernel's ru_maxrss keeps that copy's size across exec: a 6 MB rg reads as this process's
+    size. So ru_maxrss is the tool's own peak only when it exceeds that floor. Below it, the
+    peak is the high-water mark (VmHWM, kept by the kernel for the exec'd image) polled while
+    the tool ran: exact unless the tool grew in its last few milliseconds.
+    """
+    if wait4_maxrss > spawn_floor * 1.05 + 1024:
+        return wait4_maxrss, "wait4"
+    if polled_hwm > 0:
+        return polled_hwm, "hwm-poll"
+    return 0, "below-floor"  # ended before the first poll: too short to measure (0 = unknown)
 
 
 def _group_members(pgid: int) -> list[psutil.Process]:
@@ -159,6 +223,10 @@ def run_search(
     stderr_head = b""
     timed_out = False
 
+    spawn_floor = _status_kib("self", "VmHWM")
+    own_cmdline = _cmdline("self")
+    polled_hwm = 0
+    poll_every = 0.0002
     start = time.monotonic()
     proc = subprocess.Popen(
         argv,
@@ -182,7 +250,10 @@ def run_search(
                 _kill_group(pgid)
                 timed_out = True  # recorded when we cause it, not inferred from EOF
                 break
-            for key, _ in selector.select(remaining):
+            events = selector.select(min(remaining, poll_every))
+            poll_every = min(poll_every * 2, HWM_POLL_SECONDS)
+            polled_hwm = max(polled_hwm, _tree_hwm(proc.pid, own_cmdline))
+            for key, _ in events:
                 chunk = os.read(key.fd, READ_SIZE)
                 if not chunk:
                     selector.unregister(key.fileobj)
@@ -229,6 +300,7 @@ def run_search(
 
     if first_right is None:
         before_lines, before_bytes = lines, nbytes
+    rss, rss_source = peak_rss(usage.ru_maxrss, spawn_floor, polled_hwm)
     exit_code = proc.returncode
     return SearchResult(
         argv=list(argv),
@@ -238,7 +310,8 @@ def run_search(
         elapsed=elapsed,
         user=usage.ru_utime,
         sys=usage.ru_stime,
-        peak_rss_kib=usage.ru_maxrss,
+        peak_rss_kib=rss,
+        rss_source=rss_source,
         lines=lines,
         bytes=nbytes,
         files=files,
@@ -281,6 +354,7 @@ def result_to_raw_json(qid: str, query: str, result: SearchResult) -> str:
         "user": result.user,
         "sys": result.sys,
         "peak_rss_kib": result.peak_rss_kib,
+        "rss_source": result.rss_source,
         "lines": result.lines,
         "bytes": result.bytes,
         "files": len(result.files),

@@ -10,7 +10,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-TIMING_HEADER = ("qid", "repeat", "wall", "user", "sys", "peak_rss_kib", "timed_out", "exit_code")
+TIMING_HEADER = (
+    "qid",
+    "repeat",
+    "wall",
+    "user",
+    "sys",
+    "peak_rss_kib",
+    "rss_source",
+    "timed_out",
+    "exit_code",
+)
 
 
 @dataclass(frozen=True)
@@ -21,6 +31,7 @@ class TimingRow:
     user: float
     sys: float
     peak_rss_kib: int
+    rss_source: str
     timed_out: bool
     exit_code: int | None
 
@@ -40,7 +51,7 @@ def format_timing(rows: Iterable[TimingRow]) -> str:
         exit_code = "-" if row.exit_code is None else str(row.exit_code)
         lines.append(
             f"{row.qid}\t{row.repeat}\t{row.wall:.6f}\t{row.user:.6f}\t{row.sys:.6f}\t"
-            f"{row.peak_rss_kib}\t{str(row.timed_out).lower()}\t{exit_code}"
+            f"{row.peak_rss_kib}\t{row.rss_source}\t{str(row.timed_out).lower()}\t{exit_code}"
         )
     return "\n".join(lines) + "\n"
 
