@@ -11,10 +11,19 @@ rule report:
         gt_audit=expand("results/{corpus}/code/gt_audit_summary.tsv", corpus=CORPORA),
         fileset_audit=expand("results/{corpus}/fileset_audit.tsv", corpus=CORPORA),
     output:
-        html="results/report/index.html",
+        html=report("results/report/index.html", caption="../report/index.rst", category="Report"),
         md="results/report/summary.md",
-        csv="results/report/summary.csv",
-        charts=directory("results/report/charts"),
+        csv=report(
+            "results/report/summary.csv", caption="../report/summary.rst", category="Tables"
+        ),
+        charts=report(
+            directory("results/report/charts"),
+            caption="../report/charts.rst",
+            category="Charts",
+            patterns=["{corpus}/{track}/{chart}.svg"],
+            subcategory="{corpus}",
+            labels={"chart": "{chart}", "track": "{track}"},
+        ),
     params:
         config=config,
         skipped_tools=SKIPPED_TOOLS,

@@ -1,0 +1,47 @@
+"""Snakemake entry of rule `report`: every artifact in, results/report/ out.
+
+input:  scores, inference, corpus, timing, funnel, gt_audit, fileset_audit (lists), tools
+params: config (dict), config_hash (str), command (str)
+output: html, md, csv, charts (directory)
+"""
+
+import sys
+from pathlib import Path
+
+from searchbench.report import build_report
+
+
+def as_list(value: object) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, (str, Path)):
+        return [str(value)]
+    return [str(v) for v in value]  # type: ignore[union-attr]
+
+
+def main(smk: object) -> None:
+    inp, out, params = smk.input, smk.output, smk.params  # type: ignore[attr-defined]
+    build_report(
+        scores=as_list(inp.scores),
+        inference=as_list(inp.inference),
+        corpus=as_list(inp.corpus),
+        tools=str(inp.tools),
+        timing=as_list(getattr(inp, "timing", [])),
+        funnel=as_list(getattr(inp, "funnel", [])),
+        gt_audit=as_list(getattr(inp, "gt_audit", [])),
+        fileset_audit=as_list(getattr(inp, "fileset_audit", [])),
+        config=dict(params.config),
+        config_hash=str(params.config_hash),
+        command=str(params.command),
+        html_out=str(out.html),
+        md_out=str(out.md),
+        csv_out=str(out.csv),
+        charts_out=str(out.charts),
+    )
+
+
+if "snakemake" in globals():
+    log = getattr(globals().get("snakemake"), "log", None)
+    if log:
+        sys.stderr = open(str(log[0]), "w", encoding="utf-8")  # noqa: SIM115
+    main(snakemake)  # type: ignore[name-defined]  # noqa: F821

@@ -1,0 +1,511 @@
+"""The report: numbers traced to the fixture, verdict styling, offline rendering in Chromium."""
+
+import csv
+import json
+import runpy
+import struct
+import subprocess
+import textwrap
+import zlib
+from html.parser import HTMLParser
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from searchbench.errors import BenchError
+from searchbench.report import (
+    build_model,
+    build_report,
+    effective_verdict,
+    load_inference,
+    rank_bucket,
+    timing_summary,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+FIX = ROOT / "tests" / "fixtures" / "report" / "results"
+CORPORA = ("alpha", "tiny")
+METRICS = ("rr", "success10", "ndcg10")
+DETECTED = {"detected better", "detected worse"}
+CHROMIUM = Path("/usr/bin/chromium")
+CONFIG = {"seed": 20261202, "baseline": "rg", "queries_per_corpus": 30}
+CONFIG_HASH = "3f2a9c0d1e"
+COMMAND = "snakemake --cores 2 results/report/index.html"
+
+
+def inputs() -> dict:
+    return {
+        "scores": [str(FIX / c / "code" / "scores.tsv") for c in CORPORA],
+        "inference": [str(FIX / c / "code" / "inference.json") for c in CORPORA],
+        "corpus": [str(FIX / c / "corpus.json") for c in CORPORA],
+        "tools": str(FIX / "tools.json"),
+        "timing": sorted(str(p) for p in FIX.glob("*/timing/*.tsv")),
+        "funnel": [str(FIX / c / "code" / "funnel.tsv") for c in CORPORA],
+        "gt_audit": [str(FIX / c / "code" / "gt_audit_summary.tsv") for c in CORPORA],
+        "fileset_audit": [str(FIX / c / "fileset_audit.tsv") for c in CORPORA],
+    }
+
+
+def outputs(out: Path) -> dict:
+    return {
+        "html_out": str(out / "index.html"),
+        "md_out": str(out / "summary.md"),
+        "csv_out": str(out / "summary.csv"),
+        "charts_out": str(out / "charts"),
+    }
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("report")
+    build_report(
+        **inputs(), config=CONFIG, config_hash=CONFIG_HASH, command=COMMAND, **outputs(out)
+    )
+    return out
+
+
+@pytest.fixture(scope="module")
+def page(built: Path) -> str:
+    return (built / "index.html").read_text(encoding="utf-8")
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def read_tsv(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def fixture_scores(corpus: str) -> list[dict[str, str]]:
+    return read_tsv(FIX / corpus / "code" / "scores.tsv")
+
+
+def fixture_comparisons(corpus: str) -> dict[tuple[str, str, str], dict]:
+    doc = json.loads((FIX / corpus / "code" / "inference.json").read_text())
+    assert "metadata" in doc  # the producer's layout (searchbench.inference)
+    return {(c["tool"], c["metric"], c["subset"]): c for c in doc["comparisons"]}
+
+
+def expected_mean(corpus: str, tool: str, metric: str, subset: str) -> float:
+    rows = fixture_scores(corpus)
+    trivial = {r["qid"] for r in rows if r["tool"] == "rg" and r["trivial"] == "true"}
+    vals = [
+        float(r[metric])
+        for r in rows
+        if r["tool"] == tool and (subset == "all" or r["qid"] not in trivial)
+    ]
+    return sum(vals) / len(vals)
+
+
+class TableParser(HTMLParser):
+    """Cells of the results tables: (corpus, subset, tool, metric, field) -> (text, bold),
+    and the class of each table row."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.table: tuple[str, str] | None = None
+        self.cell: tuple | None = None
+        self.text: list[str] = []
+        self.bold = False
+        self.cells: dict[tuple, tuple[str, bool]] = {}
+        self.row_class: dict[tuple, str] = {}
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        a = dict(attrs)
+        if tag == "table" and "results" in (a.get("class") or ""):
+            self.table = (a["data-corpus"], a["data-subset"])
+        elif self.table and tag == "tr" and "data-tool" in a:
+            self.row_class[(*self.table, a["data-tool"])] = a.get("class") or ""
+        elif self.table and tag == "td" and "data-field" in a:
+            self.cell = (*self.table, a["data-tool"], a["data-metric"], a["data-field"])
+            self.text, self.bold = [], False
+        elif self.cell and tag == "strong":
+            self.bold = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td" and self.cell:
+            self.cells[self.cell] = ("".join(self.text).strip(), self.bold)
+            self.cell = None
+        elif tag == "table":
+            self.table = None
+
+    def handle_data(self, data: str) -> None:
+        if self.cell:
+            self.text.append(data)
+
+
+class TdClassParser(HTMLParser):
+    """The class attribute of each results-table cell, keyed like TableParser.cells."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.table: tuple[str, str] | None = None
+        self.cls: dict[tuple, str] = {}
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        a = dict(attrs)
+        if tag == "table" and "results" in (a.get("class") or ""):
+            self.table = (a["data-corpus"], a["data-subset"])
+        elif self.table and tag == "td" and "data-field" in a:
+            key = (*self.table, a["data-tool"], a["data-metric"], a["data-field"])
+            self.cls[key] = a.get("class") or ""
+
+
+def parse_tables(page: str) -> TableParser:
+    parser = TableParser()
+    parser.feed(page)
+    return parser
+
+
+def decode_png(data: bytes) -> np.ndarray:
+    """A minimal PNG decoder (8-bit RGB/RGBA, not interlaced): height x width x channels."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, header = 8, [], None
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind = data[pos + 4 : pos + 8]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", data[pos + 8 : pos + 21])
+        elif kind == b"IDAT":
+            idat.append(data[pos + 8 : pos + 8 + length])
+        pos += 12 + length
+    assert header is not None
+    width, height, depth, colour, _, _, interlace = header
+    assert depth == 8 and interlace == 0 and colour in (2, 6), header
+    bpp = 3 if colour == 2 else 4
+    raw = zlib.decompress(b"".join(idat))
+    stride = width * bpp
+    out = np.zeros((height, stride), dtype=np.uint8)
+    prev = np.zeros(stride, dtype=np.uint8)
+    for y in range(height):
+        start = y * (stride + 1)
+        ftype = raw[start]
+        line = np.frombuffer(raw, dtype=np.uint8, count=stride, offset=start + 1)
+        if ftype == 0:
+            cur = line.copy()
+        elif ftype == 1:
+            cur = (
+                (line.reshape(width, bpp).astype(np.uint64).cumsum(axis=0) % 256)
+                .astype(np.uint8)
+                .reshape(stride)
+            )
+        elif ftype == 2:
+            cur = line + prev
+        else:
+            lb, pb, cb = line.tobytes(), prev.tobytes(), bytearray(stride)
+            for i in range(stride):
+                a = cb[i - bpp] if i >= bpp else 0
+                b = pb[i]
+                if ftype == 3:
+                    cb[i] = (lb[i] + ((a + b) >> 1)) & 255
+                    continue
+                c = pb[i - bpp] if i >= bpp else 0
+                p = a + b - c
+                pa, pbb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pred = a if (pa <= pbb and pa <= pc) else (b if pbb <= pc else c)
+                cb[i] = (lb[i] + pred) & 255
+            cur = np.frombuffer(bytes(cb), dtype=np.uint8)
+        out[y] = cur
+        prev = cur
+    return out.reshape(height, width, bpp)
+
+
+def chromium(*args: str, tmp: Path) -> subprocess.CompletedProcess:
+    argv = [
+        str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", f"--user-data-dir={tmp / 'profile'}",
+        # any network request goes to a closed port: the page must render without one
+        "--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
+        "--virtual-time-budget=15000", "--hide-scrollbars", *args,
+    ]  # fmt: skip
+    return subprocess.run(argv, capture_output=True, timeout=90, check=True)
+
+
+# ----------------------------------------------------------------------------- units
+
+
+def test_rank_bucket_edges() -> None:
+    assert [rank_bucket(r) for r in (0, 1, 2, 3, 4, 10, 11, 500)] == [
+        "absent", "1", "2-3", "2-3", "4-10", "4-10", ">10", ">10",
+    ]  # fmt: skip
+
+
+def test_under_min_queries_is_never_a_claim() -> None:
+    assert effective_verdict({"verdict": "detected better", "n": 9}, 10) == "not evidence"
+    assert effective_verdict({"verdict": "detected better", "n": 10}, 10) == "detected better"
+    assert effective_verdict({"verdict": "tests_disagree", "n": 30}, 10) == "tests disagree"
+
+
+def test_peak_memory_is_the_maximum_not_the_first_query() -> None:
+    rows = [
+        {"qid": "q1", "wall": "0.5", "peak_rss_kib": "100", "timed_out": "0"},
+        {"qid": "q2", "wall": "0.1", "peak_rss_kib": "900", "timed_out": "0"},
+        {"qid": "q2", "wall": "0.3", "peak_rss_kib": "300", "timed_out": "1"},
+    ]
+    t = timing_summary(rows)
+    assert t["peak_rss_kib"] == 900
+    assert t["median_wall_s"] == pytest.approx((0.5 + 0.2) / 2)
+    assert t["timeouts"] == 1
+
+
+def test_load_inference_rejects_a_file_without_comparisons(tmp_path: Path) -> None:
+    bad = tmp_path / "inference.json"
+    bad.write_text('{"metadata": {"seed": 1}}')
+    with pytest.raises(BenchError, match="comparisons"):
+        load_inference(bad)
+    meta, comps = load_inference(FIX / "alpha" / "code" / "inference.json")
+    assert meta["primary_metric"] == "rr" and len(comps) == 18
+
+
+def test_missing_input_names_the_file_and_the_fix(tmp_path: Path) -> None:
+    args = inputs()
+    args["scores"] = [str(tmp_path / "gone" / "code" / "scores.tsv")]
+    with pytest.raises(BenchError, match=r"gone/code/scores.tsv does not exist: run the rule"):
+        build_model(**args, config=CONFIG, config_hash="x", command="x")
+
+
+# ----------------------------------------------------------------------------- tables
+
+
+def test_table_means_are_the_means_of_the_scores(page: str) -> None:
+    cells = parse_tables(page).cells
+    checked = 0
+    for corpus in CORPORA:
+        for subset in ("all", "discriminating"):
+            for tool in ("rg", "hay", "ugrep", "ast-grep"):
+                for metric in METRICS:
+                    text, _ = cells[(corpus, subset, tool, metric, "mean")]
+                    assert text == f"{expected_mean(corpus, tool, metric, subset):.3f}"
+                    checked += 1
+    assert checked == 48
+    # spot values computed by hand from the fixture
+    assert cells[("alpha", "all", "hay", "rr", "mean")][0] == "0.944"
+    assert cells[("alpha", "all", "rg", "rr", "mean")][0] == "0.605"
+
+
+def test_table_differences_come_from_the_inference(page: str) -> None:
+    cells = parse_tables(page).cells
+    for corpus in CORPORA:
+        for (tool, metric, subset), c in fixture_comparisons(corpus).items():
+            key = (corpus, subset, tool, metric)
+            assert cells[(*key, "diff")][0] == (
+                f"{c['diff']:+.3f} [{c['ci_low']:.3f}, {c['ci_high']:.3f}]"
+            )
+            assert cells[(*key, "p_randomization")][0] == f"{c['p_randomization']:.4f}"
+            assert cells[(*key, "p_holm")][0] == f"{c['p_holm']:.4f}"
+    assert cells[("alpha", "all", "rg", "rr", "verdict")][0] == "baseline"
+
+
+def test_bold_only_where_detected(page: str) -> None:
+    cells = parse_tables(page).cells
+    bold_seen = plain_seen = 0
+    for corpus in CORPORA:
+        comps = fixture_comparisons(corpus)
+        for (tool, metric, subset), c in comps.items():
+            detected = c["verdict"] in DETECTED and c["n"] >= 10
+            for fld in ("mean", "diff", "p_randomization", "p_holm", "verdict"):
+                _, bold = cells[(corpus, subset, tool, metric, fld)]
+                assert bold == detected, (corpus, subset, tool, metric, fld, c["verdict"])
+            bold_seen += detected
+            plain_seen += not detected
+    assert bold_seen >= 6 and plain_seen >= 6
+    for fld in ("mean", "verdict"):
+        assert not cells[("alpha", "all", "rg", "rr", fld)][1]  # the baseline is never bold
+    # hay's success@10 gain: interval excludes 0 but Holm p does not -> marked, not bold
+    text, bold = cells[("alpha", "all", "hay", "success10", "verdict")]
+    assert text == "tests disagree †" and not bold
+    assert cells[("alpha", "all", "ast-grep", "rr", "verdict")] == ("detected worse", True)
+
+
+def test_not_evidence_is_greyed_and_labelled(page: str) -> None:
+    parser = parse_tables(page)
+    classes = TdClassParser()
+    classes.feed(page)
+    n_grey = 0
+    for corpus in CORPORA:
+        for (tool, metric, subset), c in fixture_comparisons(corpus).items():
+            key = (corpus, subset, tool, metric)
+            not_ev = c["verdict"] == "not evidence"
+            assert (parser.cells[(*key, "verdict")][0] == "not evidence") == not_ev
+            for fld in ("mean", "diff", "p_randomization", "p_holm", "verdict"):
+                assert ("not-evidence" in classes.cls[(*key, fld)]) == not_ev, (key, fld)
+            n_grey += not_ev
+    assert n_grey == 18 + 6
+    # whole rows are grey only when every comparison of the tool is not evidence
+    for subset in ("all", "discriminating"):
+        for tool in ("hay", "ugrep", "ast-grep"):
+            assert parser.row_class[("tiny", subset, tool)] == "not-evidence"
+        assert parser.row_class[("alpha", subset, "ugrep")] == "not-evidence"
+        assert parser.row_class[("alpha", subset, "hay")] == ""
+        assert parser.row_class[("tiny", subset, "rg")] == ""
+    assert "not evidence: only 6 queries (fewer than 10)" in page
+    assert "td.not-evidence,span.not-evidence{color:#9a9a9a}" in page
+
+
+def test_subsets_trivial_share_and_primary_metric_are_stated(page: str) -> None:
+    rows = fixture_scores("alpha")
+    trivial = {r["qid"] for r in rows if r["tool"] == "rg" and r["trivial"] == "true"}
+    k = len(trivial)
+    assert f"{k} of 30 queries ({k / 30:.1%}) are trivial" in page
+    assert f"Discriminating queries (not trivial) (n = {30 - k})" in page
+    assert "MRR (primary)" in page
+    assert "is the primary metric" in page
+    assert "<strong>file rank</strong>" in page and "not the line rank" in page
+
+
+def test_summary_csv_and_markdown(built: Path) -> None:
+    with (built / "summary.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 2 * 2 * 4 * 3
+    by = {(r["corpus"], r["subset"], r["tool"], r["metric"]): r for r in rows}
+    for corpus in CORPORA:
+        for (tool, metric, subset), c in fixture_comparisons(corpus).items():
+            r = by[(corpus, subset, tool, metric)]
+            assert float(r["diff"]) == c["diff"] and float(r["p_holm"]) == c["p_holm"]
+            assert float(r["mean"]) == pytest.approx(expected_mean(corpus, tool, metric, subset))
+            assert r["verdict"] == c["verdict"]
+    assert by[("alpha", "all", "rg", "rr")]["verdict"] == "baseline"
+    assert by[("alpha", "all", "rg", "rr")]["diff"] == ""
+    md = (built / "summary.md").read_text(encoding="utf-8")
+    bold_lines = [seg for seg in md.split("**")[1::2] if "[" in seg]
+    assert bold_lines and all(
+        seg.endswith(("detected better", "detected worse")) for seg in bold_lines
+    )
+    assert "tests disagree †" in md
+    assert "**not evidence: only 6 queries (fewer than 10)" in md
+    # every non-baseline cell of tiny (6 queries) and ugrep's on alpha (n_eff = 2: no test
+    # could reach alpha)
+    assert md.count("not evidence_ |") == 18 + 6
+
+
+# ----------------------------------------------------------------------------- provenance
+
+
+def test_provenance_and_skipped_tools(page: str) -> None:
+    assert "ab" * 32 in page and "cd" * 32 in page  # archive sha256 of both corpora
+    assert "1" * 64 in page  # rg's binary sha256
+    assert "ripgrep 14.1.0" in page and "/usr/local/bin/rg" in page
+    assert CONFIG_HASH in page and COMMAND in page and str(CONFIG["seed"]) in page
+    assert "resolved_revision" in page
+    skipped = page[page.index('id="skipped"') : page.index('id="provenance"')]
+    assert "bsd-grep" in skipped and "binary `bsdgrep` not found on PATH" in skipped
+    assert "scores.tsv" in page  # every input listed with its sha256
+
+
+def test_chart_files_beside_the_page(built: Path) -> None:
+    for corpus in CORPORA:
+        for kind in ("forest", "ranks", "quality_time", "funnel"):
+            stem = built / "charts" / corpus / "code" / kind
+            spec = json.loads(stem.with_name(kind + ".vl.json").read_text())
+            assert spec["$schema"].endswith(".json")
+            assert stem.with_name(kind + ".svg").read_text().startswith("<svg")
+            assert stem.with_name(kind + ".png").read_bytes()[:4] == b"\x89PNG"
+    forest = json.loads((built / "charts/alpha/code/forest.vl.json").read_text())
+    values = {(v["tool"], v["metric"], v["subset"]): v for v in forest["data"]["values"]}
+    c = fixture_comparisons("alpha")[("hay", "rr", "all")]
+    assert values[("hay", "MRR", "all")]["diff"] == c["diff"]
+    assert values[("hay", "MRR", "all")]["verdict"] == "detected better"
+    ranks = json.loads((built / "charts/alpha/code/ranks.vl.json").read_text())
+    hay_all = {
+        v["bucket"]: v["count"]
+        for v in ranks["data"]["values"]
+        if v["tool"] == "hay" and v["subset"] == "all"
+    }
+    scores = [r for r in fixture_scores("alpha") if r["tool"] == "hay"]
+    assert hay_all["1"] == sum(r["rank"] == "1" for r in scores)
+    assert sum(hay_all.values()) == 30
+
+
+def test_page_needs_no_network(page: str) -> None:
+    import re
+
+    assert not re.search(r"<script[^>]*\bsrc=", page)
+    assert not re.search(r"<link\b", page)
+    assert not re.search(r"<img[^>]*\bsrc=\"?https?:", page)
+    assert "vegaEmbed" in page and page.count('embedChart("#chart-') == 8
+
+
+# ----------------------------------------------------------------------------- script
+
+
+def test_script_gives_byte_identical_outputs(built: Path, tmp_path: Path) -> None:
+    """scripts/report.py through a stand-in snakemake object; same inputs, same bytes."""
+    out = tmp_path / "report"
+    smk = SimpleNamespace(
+        input=SimpleNamespace(**inputs()),
+        output=SimpleNamespace(
+            html=str(out / "index.html"), md=str(out / "summary.md"),
+            csv=str(out / "summary.csv"), charts=str(out / "charts"),
+        ),
+        params=SimpleNamespace(config=CONFIG, config_hash=CONFIG_HASH, command=COMMAND),
+        log=[],
+    )  # fmt: skip
+    runpy.run_path(str(ROOT / "scripts" / "report.py"), init_globals={"snakemake": smk})
+    first = sorted(p.relative_to(built) for p in built.rglob("*") if p.is_file())
+    second = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+    assert first == second and len(first) == 3 + 2 * 4 * 3
+    for rel in first:
+        assert (built / rel).read_bytes() == (out / rel).read_bytes(), rel
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temp left behind
+
+
+# ----------------------------------------------------------------------------- captions
+
+
+def test_snakemake_captions_render() -> None:
+    from docutils.core import publish_parts
+    from jinja2 import Environment
+
+    env = Environment(trim_blocks=True, lstrip_blocks=True)  # as snakemake's reporter
+    links = textwrap.dedent(
+        """
+
+        .. _Report: javascript:app.showCategory('Report')
+        .. _Tables: javascript:app.showCategory('Tables')
+        .. _Charts: javascript:app.showCategory('Charts')
+        """
+    )
+    settings = {"report_level": 2, "halt_level": 2}
+    seen = set()
+    for name in ("workflow", "index", "summary", "charts"):
+        for kind in ("forest", "ranks", "quality_time", "funnel"):
+            wc = SimpleNamespace(chart=kind, corpus="alpha", track="code")
+            smk = SimpleNamespace(config=CONFIG, wildcards=wc)
+            text = env.from_string((ROOT / "report" / f"{name}.rst").read_text() + links)
+            body = publish_parts(
+                text.render(snakemake=smk), writer="html", settings_overrides=settings
+            )["body"]
+            assert len(body) > 200
+            seen.add(body)
+    assert len(seen) == 3 + 4  # one text per chart kind
+
+
+# ----------------------------------------------------------------------------- browser
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium not at /usr/bin/chromium")
+def test_charts_render_offline_in_a_real_browser(built: Path, tmp_path: Path) -> None:
+    url = (built / "index.html").as_uri()
+    dom = chromium("--dump-dom", url, tmp=tmp_path).stdout.decode("utf-8")
+    for i in range(1, 9):
+        start = dom.index(f'id="chart-{i}"')
+        div = dom[dom.rindex("<div", 0, start) : start]
+        assert "vega-embed" in div, f"chart-{i} was not embedded"
+        svg = dom[start : dom.index("</svg>", start)]
+        assert 'class="marks"' in svg and svg.count("<path") > 5, f"chart-{i} has no marks"
+    assert "chart failed to render: " not in dom.replace('"chart failed to render: " + err', "")
+
+    shot = tmp_path / "shot.png"
+    chromium(f"--screenshot={shot}", "--window-size=1400,3000", url, tmp=tmp_path)
+    px = decode_png(shot.read_bytes())[:, :, :3].astype(np.int32)
+    assert px.shape[:2] == (3000, 1400)
+    packed = (px[:, :, 0] << 16) | (px[:, :, 1] << 8) | px[:, :, 2]
+    assert len(np.unique(packed)) > 50, "screenshot is (nearly) a single colour"
+    assert px.std() > 10
+    # the rank chart's "rank 1" bars (#1b7837) are on screen: charts were painted
+    green = np.all(np.abs(px - np.array([0x1B, 0x78, 0x37])) <= 6, axis=2)
+    assert green.sum() > 2000, green.sum()
