@@ -1,0 +1,194 @@
+"""hay: search for a literal symbol and print every match, declarations first.
+
+usage: hay [--null] [--json] [--word] [--no-keyword-prior] [--no-c-shape]
+           [--no-path-prior] [--rg PATH] [--] SYMBOL [PATH]
+
+  SYMBOL              a literal string (never a regex, never an option after `--`)
+  PATH                file or directory to search (default: .)
+  --null              print `path NUL line:text` instead of `path:line:text`
+  --json              one JSON object per line: path, line, score, signals, text
+  --word              whole-word matches only (rg --word-regexp)
+  --no-keyword-prior  switch off the declaration-keyword signal (fn, def, class, ...)
+  --no-c-shape        switch off the C-family `type NAME(` signal
+  --no-path-prior     switch off the tests/docs/examples/vendored penalty
+  --rg PATH           ripgrep binary (default: $HAY_RG, else rg beside python, else PATH)
+
+Every line ripgrep matches is printed: files ordered by their best line's score (ties by
+path bytes), lines in line order. Exit status: 0 matched, 1 no match, 2 error.
+"""
+
+import os
+import sys
+
+FLAGS = {
+    "--null": "null",
+    "--json": "json",
+    "--word": "word",
+    "--no-keyword-prior": "no_keyword",
+    "--no-c-shape": "no_cshape",
+    "--no-path-prior": "no_path",
+}
+
+
+class UsageError(Exception):
+    pass
+
+
+def parse_args(argv: list[str]) -> dict:
+    """Hand-rolled (argparse costs startup time): options anywhere before `--`."""
+    opts: dict = dict.fromkeys(FLAGS.values(), False)
+    opts["rg"] = None
+    positional: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if arg == "--":
+            positional.extend(argv[i:])
+            break
+        if arg in ("-h", "--help"):
+            opts["help"] = True
+            return opts
+        if arg in FLAGS:
+            opts[FLAGS[arg]] = True
+        elif arg == "--rg" or arg.startswith("--rg="):
+            if arg == "--rg":
+                if i >= len(argv):
+                    raise UsageError("--rg needs a PATH")
+                opts["rg"], i = argv[i], i + 1
+            else:
+                opts["rg"] = arg[len("--rg=") :]
+        elif arg.startswith("-") and arg != "-":
+            raise UsageError(f"unknown option {arg!r} (put `--` before a SYMBOL starting with -)")
+        else:
+            positional.append(arg)
+    if not positional:
+        raise UsageError("missing SYMBOL")
+    if len(positional) > 2:
+        raise UsageError(f"expected SYMBOL [PATH], got {len(positional)} arguments")
+    opts["symbol"] = positional[0]
+    opts["path"] = positional[1] if len(positional) == 2 else "."
+    return opts
+
+
+def _which(name: str) -> str | None:
+    if os.sep in name:
+        return name if os.path.isfile(name) and os.access(name, os.X_OK) else None
+    for d in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        cand = os.path.join(d or ".", name)
+        if os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def find_rg(explicit: str | None) -> str | None:
+    """--rg, else $HAY_RG, else `rg` next to the running Python (the venv), else PATH."""
+    for candidate in (explicit, os.environ.get("HAY_RG")):
+        if candidate:
+            return _which(candidate)
+    beside = os.path.join(os.path.dirname(sys.executable), "rg")
+    if os.path.isfile(beside) and os.access(beside, os.X_OK):
+        return beside
+    return _which("rg")
+
+
+def rg_argv(rg: str, symbol: str, path: str, word: bool) -> list[str]:
+    """The ripgrep command line; the symbol is always the argument of --regexp."""
+    argv = [rg, "--json", "--fixed-strings", "--no-config", "--no-ignore", "--hidden"]
+    if word:
+        argv.append("--word-regexp")
+    return [*argv, "--regexp", symbol, "--", path]
+
+
+def spawn(argv: list[str]) -> tuple[int, int]:
+    """Start ripgrep with stdin from /dev/null and stdout to a pipe; (pid, read fd).
+    posix_spawn rather than subprocess: importing subprocess costs more than hay's work on
+    a rare symbol."""
+    r, w = os.pipe()
+    try:
+        pid = os.posix_spawn(
+            argv[0],
+            argv,
+            os.environ,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, w, 1),
+                (os.POSIX_SPAWN_CLOSE, r),
+                (os.POSIX_SPAWN_CLOSE, w),
+            ],
+        )
+    except OSError:
+        os.close(r)
+        raise
+    finally:
+        os.close(w)
+    return pid, r
+
+
+def run(argv: list[str]) -> int:
+    try:
+        opts = parse_args(argv)
+    except UsageError as exc:
+        sys.stderr.write(f"hay: {exc}\n{__doc__.split(chr(10) + chr(10))[1]}\n")
+        return 2
+    if opts.get("help"):
+        sys.stdout.write(__doc__)
+        return 0
+    rg = find_rg(opts["rg"])
+    if rg is None:
+        sys.stderr.write("hay: ripgrep (rg) not found; install it, pass --rg PATH or set HAY_RG\n")
+        return 2
+
+    # Start ripgrep first: it searches while Python imports and compiles the scorer.
+    try:
+        pid, fd = spawn(rg_argv(rg, opts["symbol"], opts["path"], opts["word"]))
+    except OSError as exc:
+        sys.stderr.write(f"hay: cannot run ripgrep {rg}: {exc.strerror}\n")
+        return 2
+    from searchbench.hay.rank import collect, format_grep, format_json, ranked
+    from searchbench.hay.signals import Scorer, Switches, load_false_firing_words
+
+    try:
+        words_file = os.environ.get("HAY_FALSE_FIRING_WORDS")
+        from pathlib import Path
+
+        excluded = load_false_firing_words(Path(words_file) if words_file else None)
+    except FileNotFoundError as exc:
+        sys.stderr.write(f"{exc}\n")
+        os.close(fd)
+        os.waitpid(pid, 0)
+        return 2
+    switches = Switches(
+        keyword=not opts["no_keyword"], cshape=not opts["no_cshape"], path=not opts["no_path"]
+    )
+    scorer = Scorer(os.fsencode(opts["symbol"]), switches, excluded)
+    with open(fd, "rb", buffering=1 << 16) as stream:
+        files = collect(stream, scorer, keep_signals=opts["json"])
+    _, status = os.waitpid(pid, 0)
+    rc = os.waitstatus_to_exitcode(status)
+    if rc not in (0, 1):
+        sys.stderr.write(f"hay: ripgrep {rg} failed with exit status {rc}\n")
+    order = ranked(files)
+    out = sys.stdout.buffer
+    for chunk in format_json(order) if opts["json"] else format_grep(order, opts["null"]):
+        out.write(chunk)
+    out.flush()
+    if rc not in (0, 1):
+        return 2
+    return 0 if order else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return run(sys.argv[1:] if argv is None else argv)
+    except BrokenPipeError:
+        # The reader went away (`hay x | head`): stop quietly, as grep does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
