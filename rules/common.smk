@@ -1,6 +1,7 @@
 # Configuration checks and the input functions every stage uses.
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -75,10 +76,14 @@ def local_revision(corpus: str) -> str:
     return result.stdout.strip() if result.returncode == 0 else ""
 
 
+# The repository's bin/ (hay's fast launcher) comes before PATH.
+TOOL_PATH = f"{BASEDIR / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
 def _resolve_tools() -> dict:
     """Resolve each tool's binary once, at parse time (§8: grep may not be grep)."""
     try:
-        return resolve_tools(specs_from_mapping(config["tools"]))
+        return resolve_tools(specs_from_mapping(config["tools"]), path_env=TOOL_PATH)
     except BenchError as err:
         raise WorkflowError(str(err)) from None
 

@@ -5,6 +5,7 @@ rule resolve_tools:
         tools=config["tools"],
         # Re-resolve when a binary moves, so every run names the binary it measured.
         binaries=TOOL_BINARIES,
+        path_env=TOOL_PATH,
         code=code_hash("resolve_tools"),
     log:
         "results/logs/resolve_tools.log",

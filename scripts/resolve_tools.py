@@ -4,4 +4,5 @@ from searchbench.tools import resolve_tools, specs_from_mapping, write_tools_jso
 
 snakemake = globals()["snakemake"]
 
-write_tools_json(resolve_tools(specs_from_mapping(snakemake.params.tools)), snakemake.output[0])
+specs = specs_from_mapping(snakemake.params.tools)
+write_tools_json(resolve_tools(specs, path_env=snakemake.params.path_env), snakemake.output[0])

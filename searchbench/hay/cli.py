@@ -12,6 +12,7 @@ usage: hay [--null] [--json] [--word] [--no-keyword-prior] [--no-c-shape]
   --no-c-shape        switch off the C-family `type NAME(` signal
   --no-path-prior     switch off the tests/docs/examples/vendored penalty
   --rg PATH           ripgrep binary (default: $HAY_RG, else rg beside python, else PATH)
+  --version           version, hash of the ranking code, and the ripgrep it uses
 
 Every line ripgrep matches is printed: files ordered by their best line's score (ties by
 path bytes), lines in line order. Exit status: 0 matched, 1 no match, 2 error.
@@ -48,6 +49,9 @@ def parse_args(argv: list[str]) -> dict:
             break
         if arg in ("-h", "--help"):
             opts["help"] = True
+            return opts
+        if arg == "--version":
+            opts["version"] = True
             return opts
         if arg in FLAGS:
             opts[FLAGS[arg]] = True
@@ -92,6 +96,22 @@ def find_rg(explicit: str | None) -> str | None:
     return _which("rg")
 
 
+def version_line(rg: str | None) -> str:
+    """hay's version with a hash of the code and word list that decide its ranking, so that
+    results/tools.json changes (and runs are redone) whenever the ranking could change."""
+    import hashlib
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    sources = sorted(package.glob("*.py")) + [package.parent / "paths.py"]
+    sources.append(package.parent.parent / "config" / "hay_false_firing_words.txt")
+    for source in sources:
+        if source.is_file():
+            digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return f"hay 0.1.0 (code {digest.hexdigest()[:16]}; rg {rg or 'not found'})"
+
+
 def rg_argv(rg: str, symbol: str, path: str, word: bool) -> list[str]:
     """The ripgrep command line; the symbol is always the argument of --regexp."""
     argv = [rg, "--json", "--fixed-strings", "--no-config", "--no-ignore", "--hidden"]
@@ -133,6 +153,9 @@ def run(argv: list[str]) -> int:
         return 2
     if opts.get("help"):
         sys.stdout.write(__doc__)
+        return 0
+    if opts.get("version"):
+        sys.stdout.write(version_line(find_rg(opts["rg"])) + "\n")
         return 0
     rg = find_rg(opts["rg"])
     if rg is None:
