@@ -109,6 +109,19 @@ def tool_index(wildcards) -> list[str]:
     return []
 
 
+FAST_PATH_TOOLS = [t for t in LISTING_TOOLS if config["tools"][t].get("fast_path")]
+
+
+def fast_path_inputs(wildcards) -> dict[str, str]:
+    """A fast-path tool's quality runs need its equivalence check and its walk order."""
+    if wildcards.tool not in FAST_PATH_TOOLS:
+        return {}
+    return {
+        "check": f"results/{wildcards.corpus}/{wildcards.track}/fastpath/{wildcards.tool}.json",
+        "walk": f"results/{wildcards.corpus}/filesets/{wildcards.tool}.txt",
+    }
+
+
 def corpus_targets(corpus: str) -> list[str]:
     track_targets = [
         f"results/{corpus}/{track}/{name}"

@@ -6,6 +6,7 @@ rule search:
         qrels="results/{corpus}/{track}/qrels.txt",
         tools="results/tools.json",
         index=tool_index,
+        fast_path=fast_path_inputs,
     output:
         run="results/{corpus}/{track}/runs/{tool}.run",
         raw="results/{corpus}/{track}/raw/{tool}.jsonl",
@@ -20,3 +21,26 @@ rule search:
         "../envs/tools.yaml"
     script:
         "../scripts/search.py"
+
+
+rule fast_path_check:
+    input:
+        root="resources/corpora/{corpus}",
+        queries="results/{corpus}/{track}/queries.tsv",
+        tools="results/tools.json",
+        walk="results/{corpus}/filesets/{tool}.txt",
+        index=tool_index,
+    output:
+        "results/{corpus}/{track}/fastpath/{tool}.json",
+    params:
+        queries=config["fast_path_check_queries"],
+        seed=config["seed"],
+        timeout=config["timeout_seconds"],
+        word_match=config["word_match"],
+        code=code_hash("fast_path_check"),
+    log:
+        "results/logs/{corpus}/{track}/fast_path_check.{tool}.log",
+    conda:
+        "../envs/tools.yaml"
+    script:
+        "../scripts/fast_path_check.py"

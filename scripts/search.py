@@ -1,12 +1,15 @@
 """Run one tool on every query of a corpus track: a TREC run and a raw JSONL record."""
 
+import json
 import logging
 import os
+import shutil
 from pathlib import Path
 
 from searchbench.atomic import write_text_atomic
+from searchbench.fastpath import run_fast, walk_order
 from searchbench.fileset import read_files_tsv
-from searchbench.paths import encode_path
+from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
 from searchbench.runner import result_to_raw_json, run_tool
 from searchbench.tools import read_tools_json
@@ -16,6 +19,18 @@ snakemake = globals()["snakemake"]
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
 
 
+def fast_path_walk(inputs) -> list[bytes] | None:
+    """The tool's walk order when its fast path was checked equivalent, else None."""
+    if "check" not in inputs.keys():  # noqa: SIM118 (a Namedlist: `in` tests values)
+        return None
+    check = json.loads(Path(inputs.check).read_text())
+    logging.info("fast path: %s", check["decision"])
+    if not check["equivalent"]:
+        return None
+    listing = Path(inputs.walk).read_text().split()
+    return walk_order([os.fsencode(decode_path(line)) for line in listing])
+
+
 def main() -> None:
     tool = read_tools_json(snakemake.input.tools)[snakemake.wildcards.tool]
     queries = read_queries(Path(snakemake.input.queries))
@@ -23,22 +38,44 @@ def main() -> None:
     # files.tsv paths are the raw names (surrogate-escaped str), as tools print them.
     known = frozenset(os.fsencode(entry.path) for entry in read_files_tsv(snakemake.input.files))
     index = os.path.abspath(snakemake.input.index[0]) if snakemake.input.index else None
+    fast = fast_path_walk(snakemake.input)
     run: dict[str, list[str]] = {}
     raw_lines = []
     for number, query in enumerate(queries, start=1):
-        result = run_tool(
-            tool,
-            query.query,
-            snakemake.input.root,
-            snakemake.params.timeout,
-            right_paths(qrels.get(query.qid, {})),
-            known,
-            index=index,
-            word=snakemake.params.word_match,
-            decl_line=query.decl_line,
-        )
+        right = right_paths(qrels.get(query.qid, {}))
+        word = snakemake.params.word_match
+        root, timeout = snakemake.input.root, snakemake.params.timeout
+        used_fast = False
+        if fast is None:
+            result = run_tool(
+                tool,
+                query.query,
+                root,
+                timeout,
+                right,
+                known,
+                index=index,
+                word=word,
+                decl_line=query.decl_line,
+            )
+        else:
+            result, used_fast = run_fast(
+                tool,
+                query.query,
+                root,
+                timeout,
+                right,
+                known,
+                fast,
+                shutil.which("rg"),
+                index,
+                word,
+                query.decl_line,
+            )
         run[query.qid] = [encode_path(p) for p in result.files]
-        raw_lines.append(result_to_raw_json(query.qid, query.query, result))
+        record = json.loads(result_to_raw_json(query.qid, query.query, result))
+        record["fast_path"] = fast is not None and used_fast
+        raw_lines.append(json.dumps(record, sort_keys=True, ensure_ascii=False))
         logging.info(
             "%s %d/%d %s status=%s files=%d elapsed=%.3fs",
             tool.spec.name,

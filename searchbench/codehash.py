@@ -14,7 +14,11 @@ PACKAGE = "searchbench"
 def _imported_modules(source: str) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == PACKAGE:
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.split(".")[0] == PACKAGE
+        ):
             found.add(node.module)
             found.update(f"{node.module}.{alias.name}" for alias in node.names)
         elif isinstance(node, ast.Import):

@@ -18,6 +18,7 @@
 """
 
 import contextlib
+import hashlib
 import json
 import os
 import selectors
@@ -64,6 +65,7 @@ class SearchResult:
     notices: int = 0  # "Binary file X matches" lines dropped
     unparsed: int = 0
     leftover_processes: int = 0  # non-zombie processes of the group still alive after cleanup
+    stdout_sha256: str = ""  # of everything printed: fast-path equivalence compares it
 
 
 def clean_env(cwd: str, tool_env: dict[str, str] | None = None) -> dict[str, str]:
@@ -223,6 +225,7 @@ def run_search(
     stderr_head = b""
     timed_out = False
 
+    digest = hashlib.sha256()
     spawn_floor = _status_kib("self", "VmHWM")
     own_cmdline = _cmdline("self")
     polled_hwm = 0
@@ -258,6 +261,8 @@ def run_search(
                 if not chunk:
                     selector.unregister(key.fileobj)
                     continue
+                if key.data == "out":
+                    digest.update(chunk)
                 if key.data == "err":
                     if len(stderr_head) < STDERR_KEEP:
                         stderr_head += chunk[: STDERR_KEEP - len(stderr_head)]
@@ -325,6 +330,7 @@ def run_search(
         notices=parser.notices,
         unparsed=parser.unparsed,
         leftover_processes=leftover,
+        stdout_sha256=digest.hexdigest(),
     )
 
 
@@ -367,6 +373,7 @@ def result_to_raw_json(qid: str, query: str, result: SearchResult) -> str:
         "notices": result.notices,
         "unparsed": result.unparsed,
         "leftover_processes": result.leftover_processes,
+        "stdout_sha256": result.stdout_sha256,
         "stderr_head": result.stderr_head.decode("utf-8", "backslashreplace"),
     }
     return json.dumps(record, sort_keys=True, ensure_ascii=False)

@@ -44,6 +44,7 @@ class ToolSpec:
     install_hint: str = ""
     no_match_exit: list[int] = field(default_factory=lambda: [1])
     version_argv: list[str] = field(default_factory=lambda: ["{binary}", "--version"])
+    fast_path: bool = False
 
 
 @dataclass(frozen=True)
@@ -211,6 +212,7 @@ def tool_record(tool: ResolvedTool) -> dict:
         "env": spec["env"],
         "no_match_exit": spec["no_match_exit"],
         "optional": spec["optional"],
+        "fast_path": spec["fast_path"],
         "available": tool.available,
         "skipped_reason": tool.skipped_reason,
     }
@@ -245,6 +247,7 @@ def read_tools_json(path: str | os.PathLike) -> dict[str, ResolvedTool]:
             optional=rec["optional"],
             env=rec["env"],
             no_match_exit=rec["no_match_exit"],
+            fast_path=rec.get("fast_path", False),
         )
         out[name] = ResolvedTool(
             spec=spec,

@@ -1,0 +1,176 @@
+"""Output-equivalent fast path for tools that scan the whole corpus for every query.
+
+Plain `ast-grep run --pattern SYM` takes minutes per query on the Linux tree; `busybox grep
+-r` tens of seconds. Both print exactly what they would print if given, as explicit
+arguments and in their own walk order, only the files that contain the literal: the other
+files cannot match. So a quality run may hand them just those files. This is not assumed:
+`check_equivalence` runs plain and fast side by side on a seeded sample of queries and
+compares everything printed, byte for byte; a tool whose check fails keeps plain runs.
+Timing always uses plain runs.
+"""
+
+import hashlib
+import os
+import subprocess
+
+import numpy as np
+
+from searchbench.errors import BenchError
+from searchbench.runner import SearchResult, run_search, search_argv
+from searchbench.tools import ResolvedTool
+
+# Leave room for the environment under the kernel's argument limit.
+ARGV_BUDGET = 1 << 20
+SEARCH_ROOT = "./"
+
+
+def walk_order(listing: list[bytes]) -> list[bytes]:
+    """The tool's own file order (its list_files output), duplicates dropped."""
+    return list(dict.fromkeys(listing))
+
+
+def files_containing(rg: str, corpus_root: str, query: str) -> set[bytes]:
+    """Every file whose bytes contain the literal: binaries as text, links followed, no
+    ignore files (a superset of what any tool could print for the query)."""
+    argv = [
+        rg,
+        "--no-config",
+        "--files-with-matches",
+        "--null",
+        "--text",
+        "--follow",
+        "--no-ignore",
+        "--hidden",
+        "--fixed-strings",
+        "--regexp",
+        query,
+        SEARCH_ROOT,
+    ]
+    proc = subprocess.run(
+        argv,
+        cwd=corpus_root,
+        capture_output=True,
+        timeout=3600,
+        env={"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"},
+    )
+    if proc.returncode not in (0, 1):
+        raise BenchError(f"fast path: {rg} failed on {query!r}: {proc.stderr[:200]!r}")
+    return {p[2:] if p.startswith(b"./") else p for p in proc.stdout.split(b"\0") if p}
+
+
+def fast_argv(
+    tool: ResolvedTool, query: str, candidates: list[bytes], index: str | None, word: bool
+) -> list[str] | None:
+    """The plain argv with its search root replaced by the candidate files, or None when
+    the template has no single `./` root or the list would not fit on a command line."""
+    argv = search_argv(tool, query, index=index, word=word)
+    if argv.count(SEARCH_ROOT) != 1 or argv[-1] != SEARCH_ROOT:
+        return None
+    files = [SEARCH_ROOT + os.fsdecode(path) for path in candidates]
+    if sum(len(os.fsencode(f)) + 1 for f in files) > ARGV_BUDGET:
+        return None
+    return argv[:-1] + files
+
+
+def no_match_result(tool: ResolvedTool, argv: list[str]) -> SearchResult:
+    """What a tool reports when no file contains the literal, without running it."""
+    return SearchResult(
+        argv=argv,
+        exit_code=tool.spec.no_match_exit[0],
+        status="no-match",
+        timed_out=False,
+        elapsed=0.0,
+        user=0.0,
+        sys=0.0,
+        peak_rss_kib=0,
+        rss_source="not-run",
+        lines=0,
+        bytes=0,
+        stdout_sha256=hashlib.sha256(b"").hexdigest(),
+    )
+
+
+def run_fast(
+    tool: ResolvedTool,
+    query: str,
+    corpus_root: str,
+    timeout: float,
+    right_paths: set[bytes] | None,
+    known_paths,
+    walk: list[bytes],
+    rg: str,
+    index: str | None = None,
+    word: bool = False,
+    decl_line: tuple[bytes, int] | None = None,
+) -> tuple[SearchResult, bool]:
+    """One search through the fast path; (result, used_fast_path).
+
+    Files that contain the literal but are missing from the tool's listing (ast-grep's
+    listing pattern matches nothing in Markdown, say) are searched on their own first: if
+    the tool prints anything for them, their place in its order is unknown, and the query
+    runs plain. So is a candidate list too long for a command line.
+    """
+    containing = files_containing(rg, corpus_root, query)
+    listed = set(walk)
+    candidates = [path for path in walk if path in containing]
+    outside = sorted(containing - listed)
+    plain = search_argv(tool, query, index=index, word=word)
+    argv = fast_argv(tool, query, candidates, index, word)
+    if outside:
+        probe_argv = fast_argv(tool, query, outside, index, word)
+        if probe_argv is None or _prints_anything(tool, probe_argv, corpus_root, timeout):
+            argv = None
+    if argv is None:
+        return _run(tool, plain, corpus_root, timeout, right_paths, known_paths, decl_line), False
+    if not candidates:
+        return no_match_result(tool, plain), True
+    result = _run(tool, argv, corpus_root, timeout, right_paths, known_paths, decl_line)
+    result.argv = plain  # the run it stands for; the file list is derived, not configured
+    return result, True
+
+
+def _run(tool, argv, corpus_root, timeout, right_paths, known_paths, decl_line) -> SearchResult:
+    return run_search(
+        argv,
+        corpus_root,
+        timeout,
+        tool.spec.env,
+        tool.spec.output,
+        right_paths,
+        known_paths,
+        tuple(tool.spec.no_match_exit),
+        decl_line,
+    )
+
+
+def _prints_anything(tool: ResolvedTool, argv: list[str], corpus_root: str, timeout: float) -> bool:
+    probe = _run(tool, argv, corpus_root, timeout, None, None, None)
+    return probe.stdout_bytes > 0 or probe.status in ("error", "timeout")
+
+
+def sample_queries(qids: list[str], k: int, seed: int) -> list[str]:
+    ordered = sorted(qids)
+    if k >= len(ordered):
+        return ordered
+    return sorted(
+        ordered[i] for i in np.random.default_rng(seed).choice(len(ordered), k, replace=False)
+    )
+
+
+def compare(plain: SearchResult, fast: SearchResult) -> dict:
+    """Equivalent when both print the same bytes and end the same way."""
+    same = (
+        plain.stdout_sha256 == fast.stdout_sha256
+        and plain.status == fast.status
+        and not plain.timed_out
+        and not fast.timed_out
+    )
+    return {
+        "equivalent": same,
+        "plain_sha256": plain.stdout_sha256,
+        "fast_sha256": fast.stdout_sha256,
+        "plain_status": plain.status,
+        "fast_status": fast.status,
+        "plain_lines": plain.lines,
+        "fast_lines": fast.lines,
+    }
