@@ -3,18 +3,32 @@
 workflow.register_resource("timing_slot", 1)
 
 
+rule run_status:
+    input:
+        expand(
+            "results/{corpus}/{track}/raw/{tool}.jsonl",
+            corpus=CORPORA,
+            track=TRACKS,
+            tool=TOOLS,
+        ),
+    output:
+        "results/run_status.tsv",
+    params:
+        code=code_hash("run_status"),
+    log:
+        "results/logs/run_status.log",
+    script:
+        "../scripts/run_status.py"
+
+
 rule timing:
     input:
         root="resources/corpora/{corpus}",
         queries="results/{corpus}/code/queries.tsv",
         tools="results/tools.json",
         index=tool_index,
-        quality_runs=expand(
-            "results/{corpus}/{track}/raw/{tool}.jsonl",
-            corpus=CORPORA,
-            track=TRACKS,
-            tool=TOOLS,
-        ),
+        # After every quality run, so that timed searches never share the machine with them.
+        quality_runs="results/run_status.tsv",
     output:
         "results/{corpus}/timing/{tool}.tsv",
     params:

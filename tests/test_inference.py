@@ -166,18 +166,22 @@ def test_bootstrap_and_randomization_disagree_on_a_small_skewed_sample():
 
 def test_holm_adjustment_turns_a_raw_win_into_tests_disagree():
     # six of thirty queries improve, nothing else moves: raw exact p = 2/64 < 0.05 with the
-    # interval above zero, but six comparisons in the family lift it to 0.1875
+    # interval above zero, but four tools in each (metric, subset) family lift it to 0.125
     base = [12] * 30
     tool = [1] * 6 + [12] * 24
     trivial = [False] * 12 + [True] * 18
-    result = run_inference(make_scores({"rg": base, "t": tool}, trivial), baseline="rg", seed=SEED)
-    assert result["metadata"]["family_size"] == 6
+    tools = {"rg": base, "t1": tool, "t2": tool, "t3": tool, "t4": tool}
+    result = run_inference(make_scores(tools, trivial), baseline="rg", seed=SEED)
+    assert result["metadata"]["family_size"] == 4
     for c in result["comparisons"]:
         assert c["n_eff"] == 6 and c["p_randomization"] == 2 / 64
         assert c["ci_low"] > 0
-        assert c["p_holm"] == pytest.approx(6 * 2 / 64)
+        assert c["p_holm"] == pytest.approx(4 * 2 / 64)
         assert c["verdict"] == "tests disagree"
-    assert by_key(result, "t", "rr", "discriminating")["n"] == 12
+    assert by_key(result, "t1", "rr", "discriminating")["n"] == 12
+    # Alone in its family, the same comparison is detected: the family is per metric and subset.
+    alone = run_inference(make_scores({"rg": base, "t": tool}, trivial), baseline="rg", seed=SEED)
+    assert by_key(alone, "t", "rr", "all")["verdict"] == "detected better"
 
 
 def test_fewer_than_ten_queries_are_not_evidence():
@@ -203,7 +207,7 @@ def test_empty_discriminating_subset_is_not_evidence():
     )
     c = by_key(result, "t", "ndcg10", "discriminating")
     assert c["n"] == 0 and c["p_randomization"] is None and c["verdict"] == "not evidence"
-    assert result["metadata"]["family_size"] == 3
+    assert result["metadata"]["family_size"] == 1
 
 
 # --- output ---------------------------------------------------------------------------------
@@ -230,7 +234,7 @@ def test_output_is_byte_identical_and_documents_itself():
     meta = json.loads(inference_json(first))["metadata"]
     assert meta["primary_metric"] == "rr" and meta["baseline"] == "rg"
     assert (meta["seed"], meta["resamples"], meta["alpha"]) == (SEED, 10_000, 0.05)
-    assert "Holm" in meta["family"] and meta["family_size"] == 2 * 6
+    assert "Holm" in meta["family"] and meta["family_size"] == 2
     assert meta["pairs_family_size"] == 3 * 6 and len(first["pairs"]) == 18
     lines = inference_tsv(first).splitlines()
     assert lines[0].split("\t") == list(TSV_COLUMNS)

@@ -1,0 +1,36 @@
+"""A rule reruns when any library module its script imports, even indirectly, changes."""
+
+from pathlib import Path
+
+from searchbench.codehash import module_closure, script_code_hash
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _package(tmp_path: Path) -> tuple[Path, Path]:
+    package = tmp_path / "searchbench"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "top.py").write_text("from searchbench.middle import f\n")
+    (package / "middle.py").write_text("import searchbench.leaf\n\ndef f():\n    return 1\n")
+    (package / "leaf.py").write_text("X = 1\n")
+    (package / "unrelated.py").write_text("Y = 2\n")
+    script = tmp_path / "step.py"
+    script.write_text("from searchbench.top import f\n")
+    return package, script
+
+
+def test_hash_follows_imports_transitively(tmp_path):
+    package, script = _package(tmp_path)
+    before = script_code_hash(package, script)
+    (package / "unrelated.py").write_text("Y = 3\n")
+    assert script_code_hash(package, script) == before
+    (package / "leaf.py").write_text("X = 2\n")
+    assert script_code_hash(package, script) != before
+
+
+def test_real_scripts_cover_the_modules_they_use():
+    names = {p.name for p in module_closure(REPO / "searchbench", ["sampling"])}
+    assert {"sampling.py", "symbols.py", "trec.py", "paths.py"} <= names
+    search = script_code_hash(REPO / "searchbench", REPO / "scripts" / "search.py")
+    assert len(search) == 16
