@@ -57,7 +57,9 @@ wildcard_constraints:
 def code_hash(script: str) -> str:
     """Hash of the library code a rule's script imports (transitively): Snakemake reruns a
     rule when its script changes, but not when a module that script imports does."""
-    return script_code_hash(BASEDIR / "searchbench", BASEDIR / "scripts" / f"{script}.py")
+    return script_code_hash(
+        BASEDIR / "searchbench", BASEDIR / "scripts" / f"{script}.py"
+    )
 
 
 def corpus_spec(corpus: str) -> dict:
@@ -97,7 +99,9 @@ TOOL_BINARIES = {
     for name, tool in RESOLVED_TOOLS.items()
 }
 if config["baseline"] not in TOOLS:
-    raise WorkflowError(f"baseline tool {config['baseline']!r} is not available; install it")
+    raise WorkflowError(
+        f"baseline tool {config['baseline']!r} is not available; install it"
+    )
 INDEXED_TOOLS = [t for t in TOOLS if config["tools"][t].get("index_argv")]
 LISTING_TOOLS = [t for t in TOOLS if config["tools"][t].get("list_files_argv")]
 CORPORA = sorted(config["corpora"])

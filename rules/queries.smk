@@ -7,14 +7,18 @@ rule queries:
         queries="results/{corpus}/code/queries.tsv",
         qrels="results/{corpus}/code/qrels.txt",
         funnel="results/{corpus}/code/funnel.tsv",
+    log:
+        "results/logs/{corpus}/queries.log",
+    benchmark:
+        "results/benchmarks/{corpus}/queries.tsv"
     params:
         corpus=lambda wildcards: wildcards.corpus,
         seed=config["seed"],
         n=config["queries_per_corpus"],
         min_length=config["min_symbol_length"],
         code=code_hash("queries"),
-    log:
-        "results/logs/{corpus}/queries.log",
+    conda:
+        "../envs/python.yaml"
     script:
         "../scripts/queries.py"
 
@@ -26,11 +30,13 @@ rule gt_audit:
     output:
         audit="results/{corpus}/code/gt_audit.tsv",
         summary="results/{corpus}/code/gt_audit_summary.tsv",
-    params:
-        code=code_hash("gt_audit"),
     log:
         "results/logs/{corpus}/gt_audit.log",
+    benchmark:
+        "results/benchmarks/{corpus}/gt_audit.tsv"
     conda:
         "../envs/tools.yaml"
+    params:
+        code=code_hash("gt_audit"),
     script:
         "../scripts/gt_audit.py"

@@ -1,6 +1,8 @@
 rule report:
     input:
-        scores=expand("results/{corpus}/{track}/scores.tsv", corpus=CORPORA, track=TRACKS),
+        scores=expand(
+            "results/{corpus}/{track}/scores.tsv", corpus=CORPORA, track=TRACKS
+        ),
         inference=expand(
             "results/{corpus}/{track}/inference.json", corpus=CORPORA, track=TRACKS
         ),
@@ -11,10 +13,16 @@ rule report:
         gt_audit=expand("results/{corpus}/code/gt_audit_summary.tsv", corpus=CORPORA),
         fileset_audit=expand("results/{corpus}/fileset_audit.tsv", corpus=CORPORA),
     output:
-        html=report("results/report/index.html", caption="../report/index.rst", category="Report"),
+        html=report(
+            "results/report/index.html",
+            caption="../report/index.rst",
+            category="Report",
+        ),
         md="results/report/summary.md",
         csv=report(
-            "results/report/summary.csv", caption="../report/summary.rst", category="Tables"
+            "results/report/summary.csv",
+            caption="../report/summary.rst",
+            category="Tables",
         ),
         charts=report(
             directory("results/report/charts"),
@@ -24,13 +32,17 @@ rule report:
             subcategory="{corpus}",
             labels={"chart": "{chart}", "track": "{track}"},
         ),
+    log:
+        "results/logs/report.log",
+    benchmark:
+        "results/benchmarks/report.tsv"
     params:
         config=config,
         skipped_tools=SKIPPED_TOOLS,
         config_hash=config_hash(),
         command=reproduce_command(),
         code=code_hash("report"),
-    log:
-        "results/logs/report.log",
+    conda:
+        "../envs/python.yaml"
     script:
         "../scripts/report.py"

@@ -6,11 +6,15 @@ rule score:
         raw=expand("results/{{corpus}}/{{track}}/raw/{tool}.jsonl", tool=TOOLS),
     output:
         scores="results/{corpus}/{track}/scores.tsv",
+    log:
+        "results/logs/{corpus}/{track}/score.log",
+    benchmark:
+        "results/benchmarks/{corpus}/{track}/score.tsv"
     params:
         baseline=config["baseline"],
         code=code_hash("score"),
-    log:
-        "results/logs/{corpus}/{track}/score.log",
+    conda:
+        "../envs/python.yaml"
     script:
         "../scripts/score.py"
 
@@ -21,13 +25,17 @@ rule inference:
     output:
         json="results/{corpus}/{track}/inference.json",
         tsv="results/{corpus}/{track}/inference.tsv",
+    log:
+        "results/logs/{corpus}/{track}/inference.log",
+    benchmark:
+        "results/benchmarks/{corpus}/{track}/inference.tsv"
     params:
         baseline=config["baseline"],
         seed=config["seed"],
         alpha=config["alpha"],
         resamples=config["resamples"],
         code=code_hash("inference"),
-    log:
-        "results/logs/{corpus}/{track}/inference.log",
+    conda:
+        "../envs/python.yaml"
     script:
         "../scripts/inference.py"

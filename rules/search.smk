@@ -1,24 +1,26 @@
 rule search:
     input:
+        unpack(fast_path_inputs),
         root="resources/corpora/{corpus}",
         files="results/{corpus}/files.tsv",
         queries="results/{corpus}/{track}/queries.tsv",
         qrels="results/{corpus}/{track}/qrels.txt",
         tools="results/tools.json",
         index=tool_index,
-        fast_path=fast_path_inputs,
     output:
         run="results/{corpus}/{track}/runs/{tool}.run",
         raw="results/{corpus}/{track}/raw/{tool}.jsonl",
+    log:
+        "results/logs/{corpus}/{track}/search.{tool}.log",
+    benchmark:
+        "results/benchmarks/{corpus}/{track}/search.{tool}.tsv"
+    conda:
+        "../envs/tools.yaml"
     params:
         spec=lambda wildcards: config["tools"][wildcards.tool],
         timeout=config["timeout_seconds"],
         word_match=config["word_match"],
         code=code_hash("search"),
-    log:
-        "results/logs/{corpus}/{track}/search.{tool}.log",
-    conda:
-        "../envs/tools.yaml"
     script:
         "../scripts/search.py"
 
@@ -32,15 +34,17 @@ rule fast_path_check:
         index=tool_index,
     output:
         "results/{corpus}/{track}/fastpath/{tool}.json",
+    log:
+        "results/logs/{corpus}/{track}/fast_path_check.{tool}.log",
+    benchmark:
+        "results/benchmarks/{corpus}/{track}/fast_path_check.{tool}.tsv"
+    conda:
+        "../envs/tools.yaml"
     params:
         queries=config["fast_path_check_queries"],
         seed=config["seed"],
         timeout=config["timeout_seconds"],
         word_match=config["word_match"],
         code=code_hash("fast_path_check"),
-    log:
-        "results/logs/{corpus}/{track}/fast_path_check.{tool}.log",
-    conda:
-        "../envs/tools.yaml"
     script:
         "../scripts/fast_path_check.py"

@@ -6,15 +6,17 @@ rule symbols:
     output:
         symbols="results/{corpus}/symbols.tsv",
         unseen="results/{corpus}/unseen.tsv",
+    log:
+        "results/logs/{corpus}/symbols.log",
+    benchmark:
+        "results/benchmarks/{corpus}/symbols.tsv"
+    conda:
+        "../envs/tools.yaml"
+    threads: 2
     params:
-        rules_dir=str(ASTGREP_RULES),
+        rules_dir=lambda wildcards, input: str(Path(input.rules[0]).parent),
         languages_file=config["languages_file"],
         max_parse_bytes=config["max_parse_bytes"],
         code=code_hash("symbols"),
-    threads: 2
-    log:
-        "results/logs/{corpus}/symbols.log",
-    conda:
-        "../envs/tools.yaml"
     script:
         "../scripts/symbols.py"

@@ -13,10 +13,14 @@ rule run_status:
         ),
     output:
         "results/run_status.tsv",
-    params:
-        code=code_hash("run_status"),
     log:
         "results/logs/run_status.log",
+    benchmark:
+        "results/benchmarks/run_status.tsv"
+    params:
+        code=code_hash("run_status"),
+    conda:
+        "../envs/python.yaml"
     script:
         "../scripts/run_status.py"
 
@@ -31,17 +35,19 @@ rule timing:
         quality_runs="results/run_status.tsv",
     output:
         "results/{corpus}/timing/{tool}.tsv",
+    log:
+        "results/logs/{corpus}/timing.{tool}.log",
+    benchmark:
+        "results/benchmarks/{corpus}/timing.{tool}.tsv"
+    conda:
+        "../envs/tools.yaml"
+    resources:
+        timing_slot=1,
     params:
         spec=lambda wildcards: config["tools"][wildcards.tool],
         timing=config["timing"],
         seed=config["seed"],
         word_match=config["word_match"],
         code=code_hash("timing"),
-    resources:
-        timing_slot=1,
-    log:
-        "results/logs/{corpus}/timing.{tool}.log",
-    conda:
-        "../envs/tools.yaml"
     script:
         "../scripts/timing.py"

@@ -17,8 +17,9 @@ pytestmark = pytest.mark.slow
 
 def _write_corpus(root: Path) -> None:
     """A small two-language corpus with enough exactly-once declarations for >= 10 queries."""
-    shutil.copytree(REPO / "searchbench", root / "searchbench",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        REPO / "searchbench", root / "searchbench", ignore=shutil.ignore_patterns("__pycache__")
+    )
     (root / "lib").mkdir()
     (root / "lib" / "util.c").write_text(
         "#include <stdio.h>\n#define BUFFER_LIMIT 64\n"
@@ -42,15 +43,27 @@ def _config(workdir: Path, corpus: Path, queries: int = 12) -> dict:
         "timeout_seconds": 30,
         "resamples": 2000,
         "timing": {"queries": 2, "warmups": 0, "repeats": 1, "timeout_seconds": 30},
-        "corpora": {"mini": {"description": "fixture", "source": {"kind": "local",
-                                                                   "path": str(corpus)}}},
+        "corpora": {
+            "mini": {"description": "fixture", "source": {"kind": "local", "path": str(corpus)}}
+        },
     }
 
 
 def _snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    cmd = [*SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(workdir),
-           "--configfile", str(workdir / "config.yaml"), "--workflow-profile", "none",
-           "--resources", "timing_slot=1", *args]
+    cmd = [
+        *SNAKEMAKE,
+        "-s",
+        str(REPO / "Snakefile"),
+        "-d",
+        str(workdir),
+        "--configfile",
+        str(workdir / "config.yaml"),
+        "--workflow-profile",
+        "none",
+        "--resources",
+        "timing_slot=1",
+        *args,
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
@@ -137,3 +150,32 @@ def test_malformed_config_stops_with_one_line_naming_the_key(tmp_path, mutate, e
     lines = [line for line in output.splitlines() if expected in line and "config" in line]
     assert lines, output[-3000:]
     assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize(
+    "configfile", ["config/seed.yaml", "config/kernel.yaml", "config/config.yaml"]
+)
+def test_shipped_configurations_plan_a_complete_run(tmp_path, configfile):
+    """The seed's git corpora and the kernel cannot be fetched here: a dry run proves the
+    configuration is valid and the rule graph complete, without touching the network."""
+    cmd = [
+        *SNAKEMAKE,
+        "-s",
+        str(REPO / "Snakefile"),
+        "-d",
+        str(tmp_path),
+        "--configfile",
+        str(REPO / configfile),
+        "--workflow-profile",
+        "none",
+        "-n",
+        "--cores",
+        "2",
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    corpora = yaml.safe_load((REPO / configfile).read_text())["corpora"]
+    out = proc.stdout + proc.stderr
+    for corpus in corpora:
+        assert f"results/{corpus}/code/inference.json" in out, corpus
+    assert "report" in out and not (tmp_path / "results").exists()
