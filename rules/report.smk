@@ -8,6 +8,7 @@ rule report:
         ),
         corpus=expand("results/{corpus}/corpus.json", corpus=CORPORA),
         tools="results/tools.json",
+        run_status="results/run_status.tsv",
         timing=expand("results/{corpus}/timing/{tool}.tsv", corpus=CORPORA, tool=TOOLS),
         funnel=expand("results/{corpus}/code/funnel.tsv", corpus=CORPORA),
         gt_audit=expand("results/{corpus}/code/gt_audit_summary.tsv", corpus=CORPORA),

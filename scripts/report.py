@@ -37,6 +37,7 @@ def main(smk: object) -> None:
         md_out=str(out.md),
         csv_out=str(out.csv),
         charts_out=str(out.charts),
+        run_status=getattr(inp, "run_status", None),
     )
 
 

@@ -333,6 +333,7 @@ class Model:
     command: str
     min_queries: int
     alpha: float
+    run_status: list[dict[str, str]] = field(default_factory=list)
 
 
 def build_section(
@@ -399,6 +400,7 @@ def build_model(
     config: dict[str, Any],
     config_hash: str,
     command: str,
+    run_status: str | Path | None = None,
 ) -> Model:
     """Read every input and compute what the report shows."""
     baseline = str(config.get("baseline", "rg"))
@@ -418,6 +420,8 @@ def build_model(
     for p in sorted(timing, key=str):
         timing_map.setdefault(corpus_of(p, 2), {})[Path(p).stem] = timing_summary(read_tsv(p))
     all_inputs = [*scores, *inference, *corpus, tools, *timing, *funnel, *gt_audit, *fileset_audit]
+    if run_status is not None:
+        all_inputs.append(run_status)
     return Model(
         sections=sections,
         tools=load_tools(tools),
@@ -434,6 +438,7 @@ def build_model(
         command=command,
         min_queries=min_queries,
         alpha=alpha,
+        run_status=read_tsv(run_status) if run_status is not None else [],
     )
 
 
@@ -1190,7 +1195,8 @@ def render_html(
     body = [
         "<h1>Search-ranking benchmark</h1>",
         f"<p>{intro_html(model)}</p>",
-        f'<ul>{toc}<li><a href="#skipped">tools skipped</a></li>'
+        f'<ul>{toc}<li><a href="#runs">how the runs ended</a></li>'
+        '<li><a href="#skipped">tools skipped</a></li>'
         '<li><a href="#provenance">provenance</a></li></ul>',
     ]
     chart_ids: list[str] = []
@@ -1198,6 +1204,15 @@ def render_html(
         body += section_html(
             model, sec, specs.get((sec.corpus, sec.track), {}), charts_rel, chart_ids
         )
+    if model.run_status:
+        body.append('<h2 id="runs">How the quality runs ended</h2>')
+        body.append(
+            "<p>A timeout or an error scores 0 for that query and is counted here, never "
+            "folded into <em>not found</em>. <em>fast_path</em> counts queries answered through "
+            "the checked, output-equivalent fast path (only files containing the literal, in "
+            "the tool's own order).</p>"
+        )
+        body.append(dict_table(model.run_status))
     skipped = skipped_tools(model)
     body.append('<h2 id="skipped">Tools skipped</h2>')
     body.append(
@@ -1281,6 +1296,7 @@ def build_report(
     md_out: str | Path,
     csv_out: str | Path,
     charts_out: str | Path,
+    run_status: str | Path | None = None,
 ) -> Model:
     """Paths in, paths out: read every artifact and write the report files."""
     import vl_convert as vlc
@@ -1297,6 +1313,7 @@ def build_report(
         config,
         config_hash,
         command,
+        run_status,
     )
     vl_version = _vl_version()
     specs = {(s.corpus, s.track): section_charts(model, s) for s in model.sections}
