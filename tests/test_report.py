@@ -509,3 +509,45 @@ def test_charts_render_offline_in_a_real_browser(built: Path, tmp_path: Path) ->
     # the rank chart's "rank 1" bars (#1b7837) are on screen: charts were painted
     green = np.all(np.abs(px - np.array([0x1B, 0x78, 0x37])) <= 6, axis=2)
     assert green.sum() > 2000, green.sum()
+
+
+def test_run_endings_are_reported_with_timeouts_counted(tmp_path: Path) -> None:
+    from searchbench.run_status import format_status
+
+    raw = tmp_path / "alpha" / "code" / "raw"
+    raw.mkdir(parents=True)
+    statuses = ["ok"] * 27 + ["timeout", "error", "no-match"]
+    (raw / "busybox-grep.jsonl").write_text(
+        "".join(
+            f'{{"qid": "q{i}", "status": "{s}", "fast_path": {str(i % 2 == 0).lower()}}}\n'
+            for i, s in enumerate(statuses)
+        )
+    )
+    status = tmp_path / "run_status.tsv"
+    status.write_text(format_status([raw / "busybox-grep.jsonl"]))
+    assert status.read_text().splitlines()[1].split("\t") == [
+        "alpha",
+        "code",
+        "busybox-grep",
+        "30",
+        "27",
+        "1",
+        "1",
+        "1",
+        "15",
+        "0",
+        "0",
+    ]
+    out = tmp_path / "report"
+    build_report(
+        **inputs(),
+        config=CONFIG,
+        config_hash=CONFIG_HASH,
+        command=COMMAND,
+        **outputs(out),
+        run_status=str(status),
+    )
+    html = (out / "index.html").read_text(encoding="utf-8")
+    section = html.split('id="runs"')[1].split("<h2")[0]
+    assert "busybox-grep" in section and "timeout" in section
+    assert "<td>1</td>" in section.replace(' class="num"', "")
