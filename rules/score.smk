@@ -34,6 +34,8 @@ rule inference:
         seed=config["seed"],
         alpha=config["alpha"],
         resamples=config["resamples"],
+        # Every pair of tools too, for the report's pairwise table (a separate Holm family).
+        all_pairs=True,
         code=code_hash("inference"),
     conda:
         "../envs/python.yaml"

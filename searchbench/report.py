@@ -334,6 +334,7 @@ class Model:
     min_queries: int
     alpha: float
     run_status: list[dict[str, str]] = field(default_factory=list)
+    pairs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
 
 
 def build_section(
@@ -439,6 +440,7 @@ def build_model(
         min_queries=min_queries,
         alpha=alpha,
         run_status=read_tsv(run_status) if run_status is not None else [],
+        pairs={corpus_track_of(p): read_json(p).get("pairs", []) for p in inference},
     )
 
 
@@ -1166,6 +1168,7 @@ def section_html(
         out.append(f"<h3>{title} (n = {len(sec.subset_qids(subset))})</h3>")
         out.append(results_table(sec, subset))
     out.append(f'<p class="note">{esc(LEGEND_NOTE)}</p>')
+    out += pairs_html(model.pairs.get((sec.corpus, sec.track), []), model.min_queries)
     for kind in ("forest", "ranks"):
         if kind in sec_specs:
             out.append(f"<h3>{CHART_TITLES[kind]}</h3>")
@@ -1179,6 +1182,46 @@ def section_html(
         out.append(dict_table(model.gt_audit.get(sec.corpus, [])))
         out += ["<h3>File-set audit</h3>", dict_table(model.fileset_audit.get(sec.corpus, []))]
     return out
+
+
+def pairs_html(pairs: list[dict[str, Any]], min_queries: int) -> list[str]:
+    """Every pair of tools on the primary metric over all queries: row minus column."""
+    cells = {
+        (c["tool"], c["baseline"]): c
+        for c in pairs
+        if c.get("metric") == "rr" and c.get("subset") == "all"
+    }
+    if not cells:
+        return []
+    tools = sorted({t for pair in cells for t in pair})
+    rows = []
+    for row in tools:
+        line = [f"<th>{esc(row)}</th>"]
+        for col in tools:
+            comp, sign = cells.get((row, col)), 1.0
+            if comp is None and (col, row) in cells:
+                comp, sign = cells[(col, row)], -1.0
+            if comp is None:
+                line.append("<td></td>")
+                continue
+            verdict = effective_verdict(comp, min_queries)
+            text = fmt_signed(sign * as_float(comp.get("diff")))
+            if verdict in DETECTED:
+                text = f"<strong>{text}</strong>"
+            elif verdict == "tests disagree":
+                text += "†"
+            elif verdict == "not evidence":
+                text = f'<span class="not-evidence">{text}</span>'
+            line.append(f'<td class="num">{text}</td>')
+        rows.append("<tr>" + "".join(line) + "</tr>")
+    head = "<tr><th></th>" + "".join(f"<th>{esc(t)}</th>" for t in tools) + "</tr>"
+    return [
+        "<h3>All pairs (MRR, all queries)</h3>",
+        "<p>Mean paired MRR difference, row tool minus column tool, with the same two tests; "
+        "Holm-adjusted within this separate family of all pairs. Bold: detected; †: tests "
+        "disagree; grey: not evidence.</p>",
+        f'<table class="pairs">{head}{"".join(rows)}</table>',
+    ]
 
 
 def render_html(

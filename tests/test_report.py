@@ -551,3 +551,29 @@ def test_run_endings_are_reported_with_timeouts_counted(tmp_path: Path) -> None:
     section = html.split('id="runs"')[1].split("<h2")[0]
     assert "busybox-grep" in section and "timeout" in section
     assert "<td>1</td>" in section.replace(' class="num"', "")
+
+
+def test_all_pairs_table_is_antisymmetric(tmp_path: Path) -> None:
+    from searchbench.inference import run_inference, write_inference
+    from searchbench.metrics import read_scores
+
+    scores = read_scores(FIX / "alpha" / "code" / "scores.tsv")
+    inference_dir = tmp_path / "alpha" / "code"
+    inference_dir.mkdir(parents=True)
+    result = run_inference(scores, baseline="rg", seed=1, resamples=2000, all_pairs=True)
+    write_inference(result, inference_dir / "inference.json", inference_dir / "inference.tsv")
+    paths = inputs()
+    paths["inference"] = [str(inference_dir / "inference.json"), paths["inference"][1]]
+    out = tmp_path / "report"
+    build_report(**paths, config=CONFIG, config_hash=CONFIG_HASH, command=COMMAND, **outputs(out))
+    html = (out / "index.html").read_text(encoding="utf-8")
+    table = html.split("All pairs (MRR, all queries)")[1].split("</table>")[0]
+    hay_vs_rg = next(
+        c
+        for c in result["pairs"]
+        if {c["tool"], c["baseline"]} == {"hay", "rg"}
+        and c["metric"] == "rr"
+        and c["subset"] == "all"
+    )
+    diff = hay_vs_rg["diff"] * (1 if hay_vs_rg["tool"] == "hay" else -1)
+    assert f"{diff:+.3f}" in table and f"{-diff:+.3f}" in table
