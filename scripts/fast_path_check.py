@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from searchbench.atomic import write_text_atomic
+from searchbench.corpora import corpus_tree
 from searchbench.fastpath import compare, run_fast, sample_queries, walk_order
 from searchbench.paths import decode_path
 from searchbench.queries_io import read_queries
@@ -25,7 +26,7 @@ def main() -> None:
     )
     queries = {q.qid: q for q in read_queries(Path(snakemake.input.queries))}
     index = str(Path(snakemake.input.index[0]).resolve()) if snakemake.input.index else None
-    root, timeout = snakemake.input.root, snakemake.params.timeout
+    root, timeout = str(corpus_tree(snakemake.input.root)), snakemake.params.timeout
     word = snakemake.params.word_match
     checks = {}
     for qid in sample_queries(list(queries), snakemake.params.queries, snakemake.params.seed):

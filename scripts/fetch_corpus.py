@@ -10,7 +10,7 @@ def main(smk) -> None:
         import searchbench  # noqa: F401
     except ImportError:  # running from a checkout: the package sits next to scripts/
         sys.path.insert(0, str(Path(smk.scriptdir).resolve().parent))
-    from searchbench.corpora import fetch_corpus
+    from searchbench.corpora import corpus_tree, fetch_corpus
     from searchbench.errors import BenchError
     from searchbench.fileset import load_languages
 
@@ -25,7 +25,7 @@ def main(smk) -> None:
         manifest = fetch_corpus(
             name=corpus,
             spec=dict(smk.params.spec),
-            dest_root=Path(smk.output.root),
+            dest_root=corpus_tree(smk.output.root),
             manifest_path=Path(smk.output.manifest),
             files_path=Path(smk.output.files),
             languages=load_languages(Path(smk.params.languages_file)),

@@ -6,6 +6,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 from searchbench import gt_audit  # noqa: E402
+from searchbench.corpora import corpus_tree
 
 
 def main(smk) -> None:
@@ -13,7 +14,9 @@ def main(smk) -> None:
         ctags, version = gt_audit.resolve_ctags()
         print(f"ctags\t{ctags}\t{version}", file=log)
         queries = gt_audit.read_queries(smk.input.queries)
-        tags = gt_audit.ctags_tags(smk.input.root, queries, scope="mentions", ctags=ctags)
+        tags = gt_audit.ctags_tags(
+            str(corpus_tree(smk.input.root)), queries, scope="mentions", ctags=ctags
+        )
         table = gt_audit.audit(queries, tags)
         summary = gt_audit.summarize(table)
         gt_audit.write_audit(table, summary, smk.output.audit, smk.output.summary)

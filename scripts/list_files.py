@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from searchbench.atomic import write_text_atomic
+from searchbench.corpora import corpus_tree
 from searchbench.paths import encode_path
 from searchbench.runner import list_files
 from searchbench.tools import read_tools_json
@@ -10,5 +11,7 @@ from searchbench.tools import read_tools_json
 snakemake = globals()["snakemake"]
 
 tool = read_tools_json(snakemake.input.tools)[snakemake.wildcards.tool]
-listed = list_files(tool, snakemake.input.root, timeout=max(600, snakemake.params.timeout))
+listed = list_files(
+    tool, str(corpus_tree(snakemake.input.root)), timeout=max(600, snakemake.params.timeout)
+)
 write_text_atomic(Path(snakemake.output[0]), "".join(f"{encode_path(p)}\n" for p in listed))

@@ -5,6 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
+from searchbench.corpora import corpus_tree
 from searchbench.sampling import (  # noqa: E402
     read_symbols,
     read_unseen,
@@ -20,7 +21,7 @@ def main(smk) -> None:
         funnel, sample = select_queries(
             symbols,
             unseen,
-            smk.input.root,
+            str(corpus_tree(smk.input.root)),
             min_length=int(smk.params.min_length),
             n=smk.params.n,
             seed=int(smk.params.seed),

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from searchbench.atomic import write_text_atomic
+from searchbench.corpora import corpus_tree
 from searchbench.fastpath import run_fast, walk_order
 from searchbench.fileset import read_files_tsv
 from searchbench.paths import decode_path, encode_path
@@ -44,7 +45,7 @@ def main() -> None:
     for number, query in enumerate(queries, start=1):
         right = right_paths(qrels.get(query.qid, {}))
         word = snakemake.params.word_match
-        root, timeout = snakemake.input.root, snakemake.params.timeout
+        root, timeout = str(corpus_tree(snakemake.input.root)), snakemake.params.timeout
         used_fast = False
         if fast is None:
             result = run_tool(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
+from searchbench.corpora import corpus_tree
 from searchbench.fileset import load_languages, read_files_tsv  # noqa: E402
 from searchbench.symbols import scan_symbols, write_symbols_tsv, write_unseen_tsv  # noqa: E402
 
@@ -19,7 +20,7 @@ def main(smk) -> None:
     languages = load_languages(Path(smk.params.languages_file))
     started = time.monotonic()
     symbols, unseen = scan_symbols(
-        Path(smk.input.root),
+        corpus_tree(smk.input.root),
         files,
         Path(smk.params.rules_dir),
         languages,

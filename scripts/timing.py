@@ -4,6 +4,7 @@ import logging
 from pathlib import Path
 
 from searchbench.atomic import write_text_atomic
+from searchbench.corpora import corpus_tree
 from searchbench.queries_io import read_queries
 from searchbench.runner import run_tool
 from searchbench.timing import TimingRow, format_timing, timing_sample
@@ -24,7 +25,7 @@ def main() -> None:
             result = run_tool(
                 tool,
                 queries[qid].query,
-                snakemake.input.root,
+                str(corpus_tree(snakemake.input.root)),
                 settings["timeout_seconds"],
                 None,
                 None,

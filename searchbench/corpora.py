@@ -715,3 +715,13 @@ def fetch_corpus(
         for tmp in temps:
             tmp.unlink(missing_ok=True)
         shutil.rmtree(staging, ignore_errors=True)
+
+
+# The checkout lives one level below the rule's directory output, so that the marker file
+# Snakemake writes into a directory output (.snakemake_timestamp) is not part of the corpus.
+TREE = "tree"
+
+
+def corpus_tree(output_dir: str | Path) -> Path:
+    """The corpus root inside the `resources/corpora/{corpus}` directory output."""
+    return Path(output_dir) / TREE
