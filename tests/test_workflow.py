@@ -179,3 +179,15 @@ def test_shipped_configurations_plan_a_complete_run(tmp_path, configfile):
     for corpus in corpora:
         assert f"results/{corpus}/code/inference.json" in out, corpus
     assert "report" in out and not (tmp_path / "results").exists()
+
+
+def test_unreachable_corpus_fails_with_one_line_and_no_artifact(tmp_path):
+    config = _config(tmp_path, tmp_path / "no-such-directory")
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    proc = _snakemake(tmp_path, "--cores", "1", "results/mini/files.tsv", check=False)
+    assert proc.returncode != 0
+    output = proc.stdout + proc.stderr
+    lines = [line for line in output.splitlines() if "corpus mini" in line]
+    assert lines and "no-such-directory" in lines[0], output[-3000:]
+    assert not (tmp_path / "results" / "mini" / "corpus.json").exists()
+    assert not (tmp_path / "resources" / "corpora" / "mini").exists()
