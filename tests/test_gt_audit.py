@@ -114,11 +114,15 @@ def fake_snakemake(**sections):
 
 def test_scripts_end_to_end(tmp_path):
     out = tmp_path / "results" / "fix" / "code"
+    # The rules hand scripts the directory output; the checkout is its `tree` folder.
+    checkout = tmp_path / "resources" / "corpora" / "fix"
+    checkout.mkdir(parents=True)
+    (checkout / "tree").symlink_to(ROOT)
     queries = fake_snakemake(
         input={
             "symbols": str(FIXTURES / "symbols.tsv"),
             "unseen": str(FIXTURES / "unseen.tsv"),
-            "root": str(ROOT),
+            "root": str(checkout),
         },
         params={"seed": 20261202, "n": 30, "min_length": 4, "corpus": "fix"},
         output={
@@ -133,7 +137,7 @@ def test_scripts_end_to_end(tmp_path):
     assert "funnel\tsampled\t9" in (tmp_path / "queries.log").read_text()
     assert "not evidence" in (tmp_path / "queries.log").read_text()
     audit = fake_snakemake(
-        input={"queries": str(out / "queries.tsv"), "root": str(ROOT)},
+        input={"queries": str(out / "queries.tsv"), "root": str(checkout)},
         output={"audit": str(out / "gt_audit.tsv"), "summary": str(out / "gt_audit_summary.tsv")},
         log=[str(tmp_path / "gt_audit.log")],
         params={},
