@@ -23,9 +23,7 @@ def encode_path(path: str | bytes) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return "".join(
-            f"%{b:02X}" if b in _UNSAFE_ASCII or b >= 0x80 else chr(b) for b in raw
-        )
+        return "".join(f"%{b:02X}" if b in _UNSAFE_ASCII or b >= 0x80 else chr(b) for b in raw)
     # Unicode white space (e.g. U+00A0) also splits fields in Python readers.
     return "".join(
         "".join(f"%{b:02X}" for b in ch.encode("utf-8"))

@@ -1086,13 +1086,14 @@ def provenance_html(model: Model) -> str:
     parts.append("<h3>Tools</h3>")
     parts.append(
         html_table(
-            ["tool", "available", "binary", "version", "sha256", "skipped reason"],
+            ["tool", "available", "binary", "version", "file order", "sha256", "skipped reason"],
             [
                 [
                     t.get("name", ""),
                     "yes" if t.get("available", True) else "no",
                     t.get("binary") or "",
                     t.get("version") or "",
+                    t.get("order") or "",
                     t.get("sha256") or "",
                     t.get("skipped_reason") or "",
                 ]

@@ -45,6 +45,7 @@ class ToolSpec:
     no_match_exit: list[int] = field(default_factory=lambda: [1])
     version_argv: list[str] = field(default_factory=lambda: ["{binary}", "--version"])
     fast_path: bool = False
+    order: str = "unstated"
 
 
 @dataclass(frozen=True)
@@ -213,6 +214,7 @@ def tool_record(tool: ResolvedTool) -> dict:
         "no_match_exit": spec["no_match_exit"],
         "optional": spec["optional"],
         "fast_path": spec["fast_path"],
+        "order": spec["order"],
         "available": tool.available,
         "skipped_reason": tool.skipped_reason,
     }
@@ -248,6 +250,7 @@ def read_tools_json(path: str | os.PathLike) -> dict[str, ResolvedTool]:
             env=rec["env"],
             no_match_exit=rec["no_match_exit"],
             fast_path=rec.get("fast_path", False),
+            order=rec.get("order", "unstated"),
         )
         out[name] = ResolvedTool(
             spec=spec,

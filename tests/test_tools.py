@@ -315,3 +315,12 @@ def test_word_mode(tools, corpus, name):
         expected |= {b"link.c", b"bin.dat"}
     assert set(result.files) == expected
     assert result.lines == len(expected)  # b.c line 1 has only foo_bar_x
+
+
+def test_file_order_is_recorded_and_filesystem_order_is_flagged(tmp_path):
+    specs = load_tools(TOOLS_YAML)
+    resolved = resolve_tools({k: specs[k] for k in ("rg", "grep")}, PATH_ENV)
+    write_tools_json(resolved, tmp_path / "tools.json")
+    record = json.loads((tmp_path / "tools.json").read_text())
+    assert record["grep"]["order"].startswith("filesystem")
+    assert "path" in record["rg"]["order"]
