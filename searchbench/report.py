@@ -236,7 +236,8 @@ def timing_summary(rows: Sequence[dict[str, str]]) -> dict[str, Any]:
     per_query: dict[str, list[float]] = {}
     for r in rows:
         per_query.setdefault(r["qid"], []).append(as_float(r["wall"]))
-    rss = [as_float(r["peak_rss_kib"]) for r in rows]
+    # 0 marks a run too short to measure (rss_source below-floor), not a zero peak.
+    rss = [as_float(r["peak_rss_kib"]) for r in rows if as_float(r["peak_rss_kib"]) > 0]
     return {
         "queries": len(per_query),
         "samples": len(rows),
