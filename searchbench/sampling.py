@@ -122,7 +122,8 @@ def funnel_and_candidates(
 
 def _sort_by_query(frame: pd.DataFrame) -> pd.DataFrame:
     """Sort by query in byte order (UTF-8), independent of locale and input order."""
-    order = sorted(range(len(frame)), key=lambda i: frame["query"].iat[i].encode("utf-8"))
+    keys = [query.encode("utf-8") for query in frame["query"].tolist()]
+    order = sorted(range(len(keys)), key=keys.__getitem__)
     return frame.iloc[order].reset_index(drop=True)
 
 
