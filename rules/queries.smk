@@ -16,6 +16,7 @@ rule queries:
         seed=config["seed"],
         n=config["queries_per_corpus"],
         min_length=config["min_symbol_length"],
+        kinds=config["query_kinds"],
         code=code_hash("queries"),
     conda:
         "../envs/python.yaml"

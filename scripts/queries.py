@@ -26,6 +26,7 @@ def main(smk) -> None:
             n=smk.params.n,
             seed=int(smk.params.seed),
             corpus=str(smk.params.corpus),
+            kinds=list(getattr(smk.params, "kinds", None) or []),
         )
         write_outputs(sample, funnel, smk.output.queries, smk.output.qrels, smk.output.funnel)
         for step, count in funnel:

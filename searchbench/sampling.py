@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +33,7 @@ STEP_DECLARATIONS = "declarations"
 STEP_DISTINCT = "distinct-names"
 STEP_MIN_LENGTH = "min-length"
 STEP_ONE_FILE = "declared-in-one-file"
+STEP_KIND = "kind-allowed"
 STEP_NOT_UNSEEN = "not-in-unseen-files"
 STEP_SAMPLED = "sampled"
 
@@ -181,11 +182,17 @@ def select_queries(
     n: int | str,
     seed: int,
     corpus: str,
+    kinds: Sequence[str] = (),
 ) -> tuple[Funnel, pd.DataFrame]:
-    """The whole step: funnel (all six steps) and the numbered sample."""
+    """The whole step: funnel (all six steps) and the numbered sample. With `kinds`, only
+    names whose declaration is of one of those kinds are sampled (a seventh step, before
+    `sampled`); exactly-once is still decided over every kind of declaration."""
     _, once = exactly_once(symbols, min_length)
     unseen_names = names_in_unseen(root, unseen, once["query"])
     funnel, candidates = funnel_and_candidates(symbols, unseen_names, min_length)
+    if kinds:
+        candidates = candidates[candidates["kind"].isin(list(kinds))].reset_index(drop=True)
+        funnel.append((STEP_KIND, len(candidates)))
     sample = draw_sample(candidates, n, seed, corpus)
     check_answer_files(root, sample)
     return with_sampled(funnel, sample), sample

@@ -236,3 +236,24 @@ def test_draw_sample_sorts_its_input_first():
     for shuffle_seed in range(5):
         shuffled = candidates.sample(frac=1, random_state=shuffle_seed)
         assert sampling.draw_sample(shuffled, 4, 5, "fix").equals(expected)
+
+
+def test_query_kinds_restrict_the_sample_but_not_exactly_once(tmp_path):
+    symbols = pd.DataFrame(
+        [
+            ("alpha_fn", "function", "c", "a.c", "3", "c-function"),
+            ("BETA_MACRO", "macro", "c", "b.h", "1", "c-macro"),
+            ("gamma_twice", "function", "c", "c.c", "5", "c-function"),
+            ("gamma_twice", "macro", "c", "d.h", "2", "c-macro"),
+        ],
+        columns=["symbol", "kind", "language", "path", "line", "rule"],
+    )
+    for name in ("a.c", "b.h", "c.c", "d.h"):
+        (tmp_path / name).write_text("x\n")
+    unseen = pd.DataFrame(columns=["path", "reason", "bytes"])
+    funnel, sample = sampling.select_queries(
+        symbols, unseen, tmp_path, min_length=4, n="all", seed=1, corpus="k", kinds=["function"]
+    )
+    # gamma_twice is a function in one file but a macro in another: still not exactly once.
+    assert list(sample["query"]) == ["alpha_fn"]
+    assert ("kind-allowed", 1) in funnel and funnel[-1] == ("sampled", 1)
