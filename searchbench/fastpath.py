@@ -16,7 +16,7 @@ import subprocess
 import numpy as np
 
 from searchbench.errors import BenchError
-from searchbench.runner import SearchResult, run_search, search_argv
+from searchbench.runner import SearchResult, run_argv, search_argv
 from searchbench.tools import ResolvedTool
 
 # Leave room for the environment under the kernel's argument limit.
@@ -121,30 +121,18 @@ def run_fast(
         if probe_argv is None or _prints_anything(tool, probe_argv, corpus_root, timeout):
             argv = None
     if argv is None:
-        return _run(tool, plain, corpus_root, timeout, right_paths, known_paths, decl_line), False
+        return run_argv(
+            tool, plain, corpus_root, timeout, right_paths, known_paths, decl_line
+        ), False
     if not candidates:
         return no_match_result(tool, plain), True
-    result = _run(tool, argv, corpus_root, timeout, right_paths, known_paths, decl_line)
+    result = run_argv(tool, argv, corpus_root, timeout, right_paths, known_paths, decl_line)
     result.argv = plain  # the run it stands for; the file list is derived, not configured
     return result, True
 
 
-def _run(tool, argv, corpus_root, timeout, right_paths, known_paths, decl_line) -> SearchResult:
-    return run_search(
-        argv,
-        corpus_root,
-        timeout,
-        tool.spec.env,
-        tool.spec.output,
-        right_paths,
-        known_paths,
-        tuple(tool.spec.no_match_exit),
-        decl_line,
-    )
-
-
 def _prints_anything(tool: ResolvedTool, argv: list[str], corpus_root: str, timeout: float) -> bool:
-    probe = _run(tool, argv, corpus_root, timeout, None, None, None)
+    probe = run_argv(tool, argv, corpus_root, timeout, None, None, None)
     return probe.stdout_bytes > 0 or probe.status in ("error", "timeout")
 
 

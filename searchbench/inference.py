@@ -26,16 +26,15 @@ byte-identical for the same inputs and seed.
 
 import json
 import os
-import tempfile
 import zlib
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from searchbench.atomic import write_text_atomic
 from searchbench.errors import BenchError
 
 METRICS = ("rr", "success10", "ndcg10")
@@ -388,21 +387,7 @@ def inference_tsv(result: Mapping) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write_atomic(path: str | os.PathLike, text: str) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def write_inference(result: Mapping, json_path: str | os.PathLike, tsv_path: str | os.PathLike):
     """Write inference.json and inference.tsv atomically (each)."""
-    _write_atomic(json_path, inference_json(result))
-    _write_atomic(tsv_path, inference_tsv(result))
+    write_text_atomic(json_path, inference_json(result))
+    write_text_atomic(tsv_path, inference_tsv(result))

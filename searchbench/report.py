@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from searchbench.atomic import write_bytes_atomic
 from searchbench.errors import BenchError
 
 METRICS: tuple[tuple[str, str], ...] = (
@@ -1293,17 +1294,7 @@ def intro_html(model: Model) -> str:
 
 
 def write_atomic(path: str | Path, data: str | bytes) -> None:
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.chmod(tmp, 0o666 & ~current_umask())
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_bytes_atomic(path, data.encode("utf-8") if isinstance(data, str) else data)
 
 
 def current_umask() -> int:

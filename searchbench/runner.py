@@ -408,8 +408,22 @@ def run_tool(
     decl_line: tuple[bytes, int] | None = None,
 ) -> SearchResult:
     """run_search with the tool's own argv, env, output format and no-match exit codes."""
+    argv = search_argv(tool, query, index=index, word=word)
+    return run_argv(tool, argv, corpus_root, timeout, right_paths, known_paths, decl_line)
+
+
+def run_argv(
+    tool: ResolvedTool,
+    argv: list[str],
+    corpus_root: str,
+    timeout: float,
+    right_paths: set[bytes] | None,
+    known_paths: set[bytes] | frozenset[bytes] | None,
+    decl_line: tuple[bytes, int] | None = None,
+) -> SearchResult:
+    """run_search of a given argv with the tool's env, output format and no-match codes."""
     return run_search(
-        search_argv(tool, query, index=index, word=word),
+        argv,
         corpus_root,
         timeout,
         tool.spec.env,

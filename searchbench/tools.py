@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from searchbench.atomic import write_text_atomic
 from searchbench.errors import BenchError
 
 OUTPUT_FORMATS = ("grep-null", "git-null", "grep", "astgrep-json", "ctags")
@@ -223,11 +224,7 @@ def tool_record(tool: ResolvedTool) -> dict:
 def write_tools_json(tools: dict[str, ResolvedTool], path: str | os.PathLike) -> None:
     """Write results/tools.json (keys sorted, atomically)."""
     payload = {name: tool_record(tools[name]) for name in sorted(tools)}
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, target)
+    write_text_atomic(path, json.dumps(payload, indent=2, sort_keys=True) + "\n")
 
 
 def read_tools_json(path: str | os.PathLike) -> dict[str, ResolvedTool]:

@@ -13,10 +13,9 @@ file and the line.
 
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 
+from searchbench.atomic import write_text_atomic
 from searchbench.errors import BenchError
 
 _WHITE = re.compile(r"\s")
@@ -34,17 +33,7 @@ def _check_field(value: str, what: str, where: str) -> None:
 
 
 def _write_atomic(path: str | os.PathLike, lines: Iterable[str]) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.writelines(lines)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_text_atomic(path, "".join(lines))
 
 
 def qrels_lines(qrels: Mapping[str, Mapping[str, int]], path: str = "<qrels>") -> list[str]:
