@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import psutil
 
 from searchbench.errors import BenchError
-from searchbench.parsers import StreamParser
+from searchbench.parsers import Match, StreamParser
 from searchbench.paths import strip_dot_slash
 from searchbench.tools import ResolvedTool, expand_argv
 
@@ -202,6 +202,34 @@ def ensure_group_gone(pgid: int, grace: float = 2.0) -> int:
         time.sleep(0.01)
 
 
+@dataclass
+class _Tally:
+    """What scoring needs from a stream of match lines, in bounded memory."""
+
+    right: set[bytes]
+    decl_line: tuple[bytes, int] | None
+    files: list[bytes] = field(default_factory=list)  # distinct, in first-printed order
+    seen: set[bytes] = field(default_factory=set)
+    lines: int = 0
+    nbytes: int = 0
+    first_right: int | None = None
+    before_lines: int = 0
+    before_bytes: int = 0
+    decl_rank: int | None = None
+
+    def add(self, match: Match, size: int) -> None:
+        if match.path not in self.seen:
+            self.seen.add(match.path)
+            self.files.append(match.path)
+        if self.first_right is None and match.path in self.right:
+            self.first_right = self.before_lines = self.lines
+            self.before_bytes = self.nbytes
+        if self.decl_rank is None and (match.path, match.line) == self.decl_line:
+            self.decl_rank = self.lines + 1
+        self.lines += 1
+        self.nbytes += size
+
+
 def run_search(
     argv: list[str],
     cwd: str,
@@ -216,12 +244,7 @@ def run_search(
     """Run argv in cwd (the corpus root) with a clean env plus `env`; see the module doc."""
     parser = StreamParser(parse_format, known_paths)
     right = {strip_dot_slash(p) for p in right_paths} if right_paths else set()
-    files: list[bytes] = []
-    seen: set[bytes] = set()
-    lines = nbytes = 0
-    first_right: int | None = None
-    before_lines = before_bytes = 0
-    decl_rank: int | None = None
+    tally = _Tally(right, decl_line)
     stderr_head = b""
     timed_out = False
 
@@ -268,26 +291,10 @@ def run_search(
                         stderr_head += chunk[: STDERR_KEEP - len(stderr_head)]
                     continue
                 for match in parser.feed(chunk):
-                    if match.path not in seen:
-                        seen.add(match.path)
-                        files.append(match.path)
-                    if first_right is None and match.path in right:
-                        first_right, before_lines, before_bytes = lines, lines, nbytes
-                    if decl_rank is None and (match.path, match.line) == decl_line:
-                        decl_rank = lines + 1
-                    lines += 1
-                    nbytes += parser.last_size
+                    tally.add(match, parser.last_size)
         if not timed_out:
             for match in parser.close():
-                if match.path not in seen:
-                    seen.add(match.path)
-                    files.append(match.path)
-                if first_right is None and match.path in right:
-                    first_right, before_lines, before_bytes = lines, lines, nbytes
-                if decl_rank is None and (match.path, match.line) == decl_line:
-                    decl_rank = lines + 1
-                lines += 1
-                nbytes += parser.last_size
+                tally.add(match, parser.last_size)
     except BaseException:
         _kill_group(pgid)
         raise
@@ -303,27 +310,27 @@ def run_search(
         elapsed = time.monotonic() - start
         leftover = ensure_group_gone(pgid)
 
-    if first_right is None:
-        before_lines, before_bytes = lines, nbytes
+    if tally.first_right is None:
+        tally.before_lines, tally.before_bytes = tally.lines, tally.nbytes
     rss, rss_source = peak_rss(usage.ru_maxrss, spawn_floor, polled_hwm)
     exit_code = proc.returncode
     return SearchResult(
         argv=list(argv),
         exit_code=exit_code,
-        status=classify(exit_code, timed_out, lines, stderr_head, tuple(no_match_exit)),
+        status=classify(exit_code, timed_out, tally.lines, stderr_head, tuple(no_match_exit)),
         timed_out=timed_out,
         elapsed=elapsed,
         user=usage.ru_utime,
         sys=usage.ru_stime,
         peak_rss_kib=rss,
         rss_source=rss_source,
-        lines=lines,
-        bytes=nbytes,
-        files=files,
-        first_right_line=first_right,
-        lines_before_answer=before_lines,
-        bytes_before_answer=before_bytes,
-        decl_line_rank=decl_rank,
+        lines=tally.lines,
+        bytes=tally.nbytes,
+        files=tally.files,
+        first_right_line=tally.first_right,
+        lines_before_answer=tally.before_lines,
+        bytes_before_answer=tally.before_bytes,
+        decl_line_rank=tally.decl_rank,
         stderr_head=stderr_head,
         stdout_lines=parser.stdout_lines,
         stdout_bytes=parser.stdout_bytes,
