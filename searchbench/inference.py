@@ -229,20 +229,27 @@ def _family(
 ) -> list[dict]:
     trivial = scores.groupby("qid")["trivial"].first().sort_index()
     subsets = {"all": trivial.index, "discriminating": trivial.index[~trivial.to_numpy()]}
+    # Each tool's metric columns, per subset, as arrays in qid order: computed once per tool,
+    # not once per pair (all pairs of 12 tools would redo it 132 times).
+    rows = {t: _per_query(scores, t) for t in sorted({t for pair in pairs for t in pair})}
+    arrays = {
+        (t, metric, subset): frame.loc[subsets[subset], metric].to_numpy()
+        for t, frame in rows.items()
+        for metric in METRICS
+        for subset in SUBSETS
+    }
     comparisons = []
     for tool, base in pairs:
-        tool_rows, base_rows = _per_query(scores, tool), _per_query(scores, base)
-        if not tool_rows.index.equals(base_rows.index):
+        if not rows[tool].index.equals(rows[base].index):
             raise BenchError(
                 f"tool {tool!r} and {base!r} were scored on different queries; "
                 "rerun the search and score rules"
             )
         for metric in METRICS:
             for subset in SUBSETS:
-                qids = subsets[subset]
                 result = paired_comparison(
-                    tool_rows.loc[qids, metric].to_numpy(),
-                    base_rows.loc[qids, metric].to_numpy(),
+                    arrays[(tool, metric, subset)],
+                    arrays[(base, metric, subset)],
                     seed=seed,
                     name=(family, tool, base, metric, subset),
                     resamples=resamples,
