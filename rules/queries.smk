@@ -11,6 +11,8 @@ rule queries:
         "results/logs/{corpus}/queries.log",
     benchmark:
         "results/benchmarks/{corpus}/queries.tsv"
+    conda:
+        "../envs/python.yaml"
     params:
         corpus=lambda wildcards: wildcards.corpus,
         seed=config["seed"],
@@ -18,8 +20,6 @@ rule queries:
         min_length=config["min_symbol_length"],
         kinds=config["query_kinds"],
         code=code_hash("queries"),
-    conda:
-        "../envs/python.yaml"
     script:
         "../scripts/queries.py"
 

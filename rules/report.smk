@@ -37,13 +37,13 @@ rule report:
         "results/logs/report.log",
     benchmark:
         "results/benchmarks/report.tsv"
+    conda:
+        "../envs/python.yaml"
     params:
         config=config,
         skipped_tools=SKIPPED_TOOLS,
         config_hash=config_hash(),
         command=reproduce_command(),
         code=code_hash("report"),
-    conda:
-        "../envs/python.yaml"
     script:
         "../scripts/report.py"

@@ -10,11 +10,11 @@ rule score:
         "results/logs/{corpus}/{track}/score.log",
     benchmark:
         "results/benchmarks/{corpus}/{track}/score.tsv"
+    conda:
+        "../envs/python.yaml"
     params:
         baseline=config["baseline"],
         code=code_hash("score"),
-    conda:
-        "../envs/python.yaml"
     script:
         "../scripts/score.py"
 
@@ -29,6 +29,8 @@ rule inference:
         "results/logs/{corpus}/{track}/inference.log",
     benchmark:
         "results/benchmarks/{corpus}/{track}/inference.tsv"
+    conda:
+        "../envs/python.yaml"
     params:
         baseline=config["baseline"],
         seed=config["seed"],
@@ -37,7 +39,5 @@ rule inference:
         # Every pair of tools too, for the report's pairwise table (a separate Holm family).
         all_pairs=True,
         code=code_hash("inference"),
-    conda:
-        "../envs/python.yaml"
     script:
         "../scripts/inference.py"

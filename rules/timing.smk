@@ -1,5 +1,6 @@
-# Timing runs are separate from quality runs: one at a time across the whole workflow (the
-# timing_slot resource, 1 by default), and only after every quality run has finished.
+# Timing runs are separate from quality runs: a timing job takes every core, so nothing runs
+# beside it, and the timing_slot resource (1 by default) keeps timing jobs one at a time
+# even where cores are not the limit (a cluster).
 workflow.register_resource("timing_slot", 1)
 
 
@@ -17,10 +18,10 @@ rule run_status:
         "results/logs/run_status.log",
     benchmark:
         "results/benchmarks/run_status.tsv"
-    params:
-        code=code_hash("run_status"),
     conda:
         "../envs/python.yaml"
+    params:
+        code=code_hash("run_status"),
     script:
         "../scripts/run_status.py"
 
@@ -31,8 +32,10 @@ rule timing:
         queries="results/{corpus}/code/queries.tsv",
         tools="results/tools.json",
         index=tool_index,
-        # After every quality run, so that timed searches never share the machine with them.
-        quality_runs="results/run_status.tsv",
+        # After this corpus's quality runs, which share their binaries and page cache.
+        quality_runs=expand(
+            "results/{{corpus}}/{track}/raw/{tool}.jsonl", track=TRACKS, tool=TOOLS
+        ),
     output:
         "results/{corpus}/timing/{tool}.tsv",
     log:
@@ -41,6 +44,7 @@ rule timing:
         "results/benchmarks/{corpus}/timing.{tool}.tsv"
     conda:
         "../envs/tools.yaml"
+    threads: workflow.cores
     resources:
         timing_slot=1,
     params:

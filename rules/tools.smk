@@ -66,10 +66,10 @@ rule fileset_audit:
         "results/logs/{corpus}/fileset_audit.log",
     benchmark:
         "results/benchmarks/{corpus}/fileset_audit.tsv"
+    conda:
+        "../envs/python.yaml"
     params:
         tools=LISTING_TOOLS,
         code=code_hash("fileset_audit"),
-    conda:
-        "../envs/python.yaml"
     script:
         "../scripts/fileset_audit.py"
