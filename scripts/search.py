@@ -42,23 +42,15 @@ def main() -> None:
     fast = fast_path_walk(snakemake.input)
     run: dict[str, list[str]] = {}
     raw_lines = []
+    root = str(corpus_tree(snakemake.input.root))
+    timeout, word, rg = snakemake.params.timeout, snakemake.params.word_match, shutil.which("rg")
     for number, query in enumerate(queries, start=1):
         right = right_paths(qrels.get(query.qid, {}))
-        word = snakemake.params.word_match
-        root, timeout = str(corpus_tree(snakemake.input.root)), snakemake.params.timeout
-        used_fast = False
         if fast is None:
             result = run_tool(
-                tool,
-                query.query,
-                root,
-                timeout,
-                right,
-                known,
-                index=index,
-                word=word,
-                decl_line=query.decl_line,
+                tool, query.query, root, timeout, right, known, index, word, query.decl_line
             )
+            used_fast = False
         else:
             result, used_fast = run_fast(
                 tool,
@@ -68,14 +60,14 @@ def main() -> None:
                 right,
                 known,
                 fast,
-                shutil.which("rg"),
+                rg,
                 index,
                 word,
                 query.decl_line,
             )
         run[query.qid] = [encode_path(p) for p in result.files]
         record = json.loads(result_to_raw_json(query.qid, query.query, result))
-        record["fast_path"] = fast is not None and used_fast
+        record["fast_path"] = used_fast
         raw_lines.append(json.dumps(record, sort_keys=True, ensure_ascii=False))
         logging.info(
             "%s %d/%d %s status=%s files=%d elapsed=%.3fs",
