@@ -416,7 +416,7 @@ def test_symbols_tsv_reader(tmp_path: Path) -> None:
 
 
 def test_shipped_word_list_is_derived_and_parsable() -> None:
-    text = FALSE_FIRING_WORDS_FILE.read_text()
+    text = Path(FALSE_FIRING_WORDS_FILE).read_text()
     assert "count_cshape_misfires.py" in text
     words = load_false_firing_words()
     assert {b"return", b"match", b"in", b"new", b"case"} <= words

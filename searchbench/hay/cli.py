@@ -173,9 +173,7 @@ def run(argv: list[str]) -> int:
 
     try:
         words_file = os.environ.get("HAY_FALSE_FIRING_WORDS")
-        from pathlib import Path
-
-        excluded = load_false_firing_words(Path(words_file) if words_file else None)
+        excluded = load_false_firing_words(words_file or None)
     except FileNotFoundError as exc:
         sys.stderr.write(f"{exc}\n")
         os.close(fd)
