@@ -17,7 +17,7 @@ sys.path.insert(0, workflow.basedir)
 from searchbench.configcheck import config_error_line, load_side_file  # noqa: E402
 from searchbench.codehash import script_code_hash  # noqa: E402
 from searchbench.errors import BenchError  # noqa: E402
-from searchbench.tools import resolve_tools, specs_from_mapping  # noqa: E402
+from searchbench.tools import resolve_tools, specs_from_mapping, tool_search_path  # noqa: E402
 
 BASEDIR = Path(workflow.basedir)
 SCHEMA = BASEDIR / "config" / "schema" / "config.schema.yaml"
@@ -79,7 +79,7 @@ def local_revision(corpus: str) -> str:
 
 
 # The repository's bin/ (hay's fast launcher) comes before PATH.
-TOOL_PATH = f"{BASEDIR / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
+TOOL_PATH = tool_search_path(BASEDIR / "bin")
 
 
 def _resolve_tools() -> dict:

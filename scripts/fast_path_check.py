@@ -3,12 +3,11 @@
 import json
 import logging
 import os
-import shutil
 from pathlib import Path
 
 from searchbench.atomic import write_text_atomic
 from searchbench.corpora import corpus_tree
-from searchbench.fastpath import compare, run_fast, sample_queries, walk_order
+from searchbench.fastpath import compare, locate_rg, run_fast, sample_queries, walk_order
 from searchbench.paths import decode_path
 from searchbench.queries_io import read_queries
 from searchbench.runner import run_tool
@@ -20,7 +19,7 @@ logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(mes
 
 def main() -> None:
     tool = read_tools_json(snakemake.input.tools)[snakemake.wildcards.tool]
-    rg = shutil.which("rg")
+    rg = locate_rg()
     walk = walk_order(
         [os.fsencode(decode_path(line)) for line in Path(snakemake.input.walk).read_text().split()]
     )

@@ -3,12 +3,11 @@
 import json
 import logging
 import os
-import shutil
 from pathlib import Path
 
 from searchbench.atomic import write_text_atomic
 from searchbench.corpora import corpus_tree
-from searchbench.fastpath import run_fast, walk_order
+from searchbench.fastpath import locate_rg, run_fast, walk_order
 from searchbench.fileset import read_files_tsv
 from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
@@ -43,7 +42,7 @@ def main() -> None:
     run: dict[str, list[str]] = {}
     raw_lines = []
     root = str(corpus_tree(snakemake.input.root))
-    timeout, word, rg = snakemake.params.timeout, snakemake.params.word_match, shutil.which("rg")
+    timeout, word, rg = snakemake.params.timeout, snakemake.params.word_match, locate_rg()
     for number, query in enumerate(queries, start=1):
         right = right_paths(qrels.get(query.qid, {}))
         if fast is None:

@@ -11,7 +11,9 @@ Timing always uses plain runs.
 
 import hashlib
 import os
+import shutil
 import subprocess
+import sys
 
 import numpy as np
 
@@ -22,6 +24,17 @@ from searchbench.tools import ResolvedTool
 # Leave room for the environment under the kernel's argument limit.
 ARGV_BUDGET = 1 << 20
 SEARCH_ROOT = "./"
+
+
+def locate_rg() -> str:
+    """ripgrep for listing the files that contain a literal: the venv's, else PATH's."""
+    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+    found = shutil.which("rg", path=path)
+    if found is None:
+        raise BenchError(
+            "fast path: ripgrep (rg) not found; pip install --only-binary=:all: ripgrep"
+        )
+    return found
 
 
 def walk_order(listing: list[bytes]) -> list[bytes]:

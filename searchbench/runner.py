@@ -24,6 +24,7 @@ import os
 import selectors
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -71,8 +72,11 @@ class SearchResult:
 def clean_env(cwd: str, tool_env: dict[str, str] | None = None) -> dict[str, str]:
     """The environment every search runs in: nothing from the user's shell but PATH and HOME."""
     parent = os.path.dirname(os.path.realpath(cwd))
+    # The interpreter's folder first: bin/hay runs `python3` from PATH and finds rg beside it,
+    # so a venv that is not on the user's PATH still provides both.
+    path = os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")
     env = {
-        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "PATH": os.pathsep.join([os.path.dirname(sys.executable), path]),
         "HOME": os.environ.get("HOME", "/nonexistent"),
         "LC_ALL": "C.UTF-8",
         "LANG": "C.UTF-8",

@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -307,6 +308,14 @@ def _fill(element: str, values: dict[str, str | None]) -> str:
             result.append(element[i])
             i += 1
     return "".join(result)
+
+
+def tool_search_path(repo_bin: str | os.PathLike, path_env: str | None = None) -> str:
+    """Where binaries are looked up: the repository's bin/ (hay's launcher), then the folder
+    of the running interpreter (the venv's rg and ast-grep, even when the venv is not on
+    PATH, as with `.venv/bin/snakemake`), then PATH."""
+    rest = os.environ.get("PATH", "") if path_env is None else path_env
+    return os.pathsep.join([os.fspath(repo_bin), os.path.dirname(sys.executable), rest])
 
 
 def specs_from_mapping(tools: dict) -> dict[str, ToolSpec]:

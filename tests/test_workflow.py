@@ -2,6 +2,7 @@
 
 import filecmp
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -191,3 +192,36 @@ def test_unreachable_corpus_fails_with_one_line_and_no_artifact(tmp_path):
     assert lines and "no-such-directory" in lines[0], output[-3000:]
     assert not (tmp_path / "results" / "mini" / "corpus.json").exists()
     assert not (tmp_path / "resources" / "corpora" / "mini").exists()
+
+
+def test_venv_tools_are_found_without_the_venv_on_path(tmp_path):
+    """`.venv/bin/snakemake` run from a shell whose PATH lacks the venv must still find the
+    venv's rg and ast-grep, and hay must still find its Python and rg."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _write_corpus(corpus)
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    (workdir / "config.yaml").write_text(yaml.safe_dump(_config(workdir, corpus)))
+    targets = [f"results/mini/code/runs/{tool}.run" for tool in ("hay", "rg", "ast-grep")]
+    cmd = [
+        *SNAKEMAKE,
+        "-s",
+        str(REPO / "Snakefile"),
+        "-d",
+        str(workdir),
+        "--configfile",
+        str(workdir / "config.yaml"),
+        "--workflow-profile",
+        "none",
+        "--cores",
+        "2",
+        *targets,
+    ]
+    env = {"HOME": os.environ.get("HOME", "/tmp"), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    tools = json.loads((workdir / "results/tools.json").read_text())
+    assert tools["rg"]["binary"].startswith(str(Path(sys.executable).parent))
+    raw = (workdir / "results/mini/code/raw/hay.jsonl").read_text().splitlines()
+    assert raw and all(json.loads(line)["status"] == "ok" for line in raw)
