@@ -17,7 +17,11 @@ sys.path.insert(0, workflow.basedir)
 from searchbench.configcheck import config_error_line, load_side_file  # noqa: E402
 from searchbench.codehash import script_code_hash  # noqa: E402
 from searchbench.errors import BenchError  # noqa: E402
-from searchbench.tools import resolve_tools, specs_from_mapping, tool_search_path  # noqa: E402
+from searchbench.tools import (
+    resolve_tools,
+    specs_from_mapping,
+    tool_search_path,
+)  # noqa: E402
 
 BASEDIR = Path(workflow.basedir)
 SCHEMA = BASEDIR / "config" / "schema" / "config.schema.yaml"
@@ -123,6 +127,7 @@ def fast_path_inputs(wildcards) -> dict[str, str]:
     return {
         "check": f"results/{wildcards.corpus}/{wildcards.track}/fastpath/{wildcards.tool}.json",
         "walk": f"results/{wildcards.corpus}/filesets/{wildcards.tool}.txt",
+        "containing": f"results/{wildcards.corpus}/{wildcards.track}/containing.tsv",
     }
 
 

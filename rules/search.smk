@@ -25,10 +25,29 @@ rule search:
         "../scripts/search.py"
 
 
+rule containment:
+    input:
+        root="resources/corpora/{corpus}",
+        queries="results/{corpus}/{track}/queries.tsv",
+    output:
+        "results/{corpus}/{track}/containing.tsv",
+    log:
+        "results/logs/{corpus}/{track}/containment.log",
+    benchmark:
+        "results/benchmarks/{corpus}/{track}/containment.tsv"
+    conda:
+        "../envs/tools.yaml"
+    params:
+        code=code_hash("containment"),
+    script:
+        "../scripts/containment.py"
+
+
 rule fast_path_check:
     input:
         root="resources/corpora/{corpus}",
         queries="results/{corpus}/{track}/queries.tsv",
+        containing="results/{corpus}/{track}/containing.tsv",
         tools="results/tools.json",
         walk="results/{corpus}/filesets/{tool}.txt",
         index=tool_index,
@@ -41,7 +60,7 @@ rule fast_path_check:
     conda:
         "../envs/tools.yaml"
     params:
-        queries=config["fast_path_check_queries"],
+        check=config["fast_path_check"],
         seed=config["seed"],
         timeout=config["timeout_seconds"],
         word_match=config["word_match"],

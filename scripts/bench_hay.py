@@ -37,7 +37,7 @@ def bench(
 
     rows = []
     for query in queries:
-        rg_cmd = rg_argv(rg, query, ".", word=False)
+        rg_cmd = rg_argv(rg, query, ["."], word=False)
         hay_cmd = [hay, "--rg", rg, "--", query, "."]
         wall(rg_cmd, corpus)  # warm the page cache
         rg_t, hay_t = [], []

@@ -6,8 +6,9 @@ import os
 from pathlib import Path
 
 from searchbench.atomic import write_text_atomic
+from searchbench.containment import read_containment
 from searchbench.corpora import corpus_tree
-from searchbench.fastpath import locate_rg, run_fast, walk_order
+from searchbench.fastpath import run_fast, walk_order
 from searchbench.fileset import read_files_tsv
 from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
@@ -39,10 +40,11 @@ def main() -> None:
     known = frozenset(os.fsencode(entry.path) for entry in read_files_tsv(snakemake.input.files))
     index = os.path.abspath(snakemake.input.index[0]) if snakemake.input.index else None
     fast = fast_path_walk(snakemake.input)
+    containing = read_containment(snakemake.input.containing) if fast is not None else {}
     run: dict[str, list[str]] = {}
     raw_lines = []
     root = str(corpus_tree(snakemake.input.root))
-    timeout, word, rg = snakemake.params.timeout, snakemake.params.word_match, locate_rg()
+    timeout, word = snakemake.params.timeout, snakemake.params.word_match
     for number, query in enumerate(queries, start=1):
         right = right_paths(qrels.get(query.qid, {}))
         if fast is None:
@@ -51,6 +53,7 @@ def main() -> None:
             )
             used_fast = False
         else:
+            holders = containing.get(query.qid, set())
             result, used_fast = run_fast(
                 tool,
                 query.query,
@@ -59,7 +62,7 @@ def main() -> None:
                 right,
                 known,
                 fast,
-                rg,
+                holders,
                 index,
                 word,
                 query.decl_line,

@@ -1,22 +1,26 @@
-"""Output-equivalent fast path for tools that scan the whole corpus for every query.
+"""Output-equivalent fast path: a tool searches only the files that contain the literal.
 
-Plain `ast-grep run --pattern SYM` takes minutes per query on the Linux tree; `busybox grep
--r` tens of seconds. Both print exactly what they would print if given, as explicit
-arguments and in their own walk order, only the files that contain the literal: the other
-files cannot match. So a quality run may hand them just those files. This is not assumed:
-`check_equivalence` runs plain and fast side by side on a seeded sample of queries and
-compares everything printed, byte for byte; a tool whose check fails keeps plain runs.
-Timing always uses plain runs.
+Plain `ast-grep run --pattern SYM` takes minutes per query on the Linux tree, `busybox grep
+-r` tens of seconds, and even rg, grep and hay about a second; at 1,000 queries and a dozen
+tools that is the whole budget. A literal search can only print lines of files that contain
+the literal, so a quality run may hand a tool just those files (containing.tsv, one pass for
+every query), as explicit arguments in the tool's own walk order (its list_files output).
+This is not assumed: the fast_path_check rule runs plain and fast side by side on a seeded
+sample of queries and compares everything printed, byte for byte; a tool whose check fails
+keeps plain runs. Timing always uses plain runs.
 """
 
+import atexit
 import hashlib
 import os
 import shutil
-import subprocess
 import sys
+import tempfile
+from functools import lru_cache
 
 import numpy as np
 
+from searchbench.containment import files_containing_all
 from searchbench.errors import BenchError
 from searchbench.runner import SearchResult, run_argv, search_argv
 from searchbench.tools import ResolvedTool
@@ -43,32 +47,8 @@ def walk_order(listing: list[bytes]) -> list[bytes]:
 
 
 def files_containing(rg: str, corpus_root: str, query: str) -> set[bytes]:
-    """Every file whose bytes contain the literal: binaries as text, links followed, no
-    ignore files (a superset of what any tool could print for the query)."""
-    argv = [
-        rg,
-        "--no-config",
-        "--files-with-matches",
-        "--null",
-        "--text",
-        "--follow",
-        "--no-ignore",
-        "--hidden",
-        "--fixed-strings",
-        "--regexp",
-        query,
-        SEARCH_ROOT,
-    ]
-    proc = subprocess.run(
-        argv,
-        cwd=corpus_root,
-        capture_output=True,
-        timeout=3600,
-        env={"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"},
-    )
-    if proc.returncode not in (0, 1):
-        raise BenchError(f"fast path: {rg} failed on {query!r}: {proc.stderr[:200]!r}")
-    return {p[2:] if p.startswith(b"./") else p for p in proc.stdout.split(b"\0") if p}
+    """Every file whose bytes contain the literal (see searchbench.containment)."""
+    return files_containing_all(rg, corpus_root, [query]).get(query, set())
 
 
 def fast_argv(
@@ -79,10 +59,28 @@ def fast_argv(
     argv = search_argv(tool, query, index=index, word=word)
     if argv.count(SEARCH_ROOT) != 1 or argv[-1] != SEARCH_ROOT:
         return None
-    files = [SEARCH_ROOT + os.fsdecode(path) for path in candidates]
+    if tool.spec.fast_path_bare_names:
+        # After `--`, a name like `-x.c` stays a file name.
+        files = [os.fsdecode(path) for path in candidates]
+        if "--" not in argv:
+            argv = [*argv[:-1], "--", SEARCH_ROOT]
+    else:
+        files = [SEARCH_ROOT + os.fsdecode(path) for path in candidates]
+    if tool.spec.fast_path_pad:
+        files.append(empty_file())
     if sum(len(os.fsencode(f)) + 1 for f in files) > ARGV_BUDGET:
         return None
     return argv[:-1] + files
+
+
+@lru_cache(maxsize=1)
+def empty_file() -> str:
+    """An empty regular file outside any corpus: it can never match, and with it a tool is
+    never given a single file (ag then drops file names, whatever its flags say)."""
+    fd, path = tempfile.mkstemp(prefix="searchbench-empty-")
+    os.close(fd)
+    atexit.register(os.unlink, path)
+    return path
 
 
 def no_match_result(tool: ResolvedTool, argv: list[str]) -> SearchResult:
@@ -111,19 +109,19 @@ def run_fast(
     right_paths: set[bytes] | None,
     known_paths,
     walk: list[bytes],
-    rg: str,
+    containing: set[bytes],
     index: str | None = None,
     word: bool = False,
     decl_line: tuple[bytes, int] | None = None,
 ) -> tuple[SearchResult, bool]:
     """One search through the fast path; (result, used_fast_path).
 
-    Files that contain the literal but are missing from the tool's listing (ast-grep's
-    listing pattern matches nothing in Markdown, say) are searched on their own first: if
-    the tool prints anything for them, their place in its order is unknown, and the query
-    runs plain. So is a candidate list too long for a command line.
+    containing: every file holding the literal (containing.tsv). Files among them that are
+    missing from the tool's listing (ast-grep's listing pattern matches nothing in Markdown,
+    say) are searched on their own first: if the tool prints anything for them, their place
+    in its order is unknown, and the query runs plain. So is a candidate list too long for
+    a command line.
     """
-    containing = files_containing(rg, corpus_root, query)
     listed = set(walk)
     candidates = [path for path in walk if path in containing]
     outside = sorted(containing - listed)
@@ -156,6 +154,14 @@ def sample_queries(qids: list[str], k: int, seed: int) -> list[str]:
     return sorted(
         ordered[i] for i in np.random.default_rng(seed).choice(len(ordered), k, replace=False)
     )
+
+
+def check_plan(plain_seconds: list[float], settings: dict) -> int:
+    """How many queries the equivalence check compares, given the plain runs so far: all
+    planned ones, or `queries_when_slow` once a plain run took over `slow_seconds`."""
+    if any(seconds > settings["slow_seconds"] for seconds in plain_seconds):
+        return min(settings["queries"], settings["queries_when_slow"])
+    return settings["queries"]
 
 
 def compare(plain: SearchResult, fast: SearchResult) -> dict:

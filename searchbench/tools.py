@@ -47,6 +47,8 @@ class ToolSpec:
     no_match_exit: list[int] = field(default_factory=lambda: [1])
     version_argv: list[str] = field(default_factory=lambda: ["{binary}", "--version"])
     fast_path: bool = False
+    fast_path_pad: bool = False
+    fast_path_bare_names: bool = False
     order: str = "unstated"
 
 

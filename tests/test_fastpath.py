@@ -1,17 +1,24 @@
 """The fast path prints exactly what the plain run prints, and the check notices when not."""
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-from searchbench.fastpath import compare, files_containing, run_fast, walk_order
+from searchbench.fastpath import (
+    check_plan,
+    compare,
+    files_containing,
+    locate_rg,
+    run_fast,
+    walk_order,
+)
 from searchbench.runner import list_files, run_tool
 from searchbench.tools import load_tools, resolve_tools
 
 REPO = Path(__file__).resolve().parent.parent
-QUERIES = ["ring_advance", "helper", "absent_symbol_xyz", "-rf", "struct"]
+QUERIES = ["ring_advance", "helper", "absent_symbol_xyz", "-rf", "struct", "ring"]
+FAST_TOOLS = ["ast-grep", "busybox-grep", "rg", "git-grep", "ugrep", "grep", "ag", "hay"]
 
 
 @pytest.fixture(scope="module")
@@ -25,32 +32,41 @@ def corpus(tmp_path_factory) -> Path:
     (root / "lib").mkdir()
     (root / "lib" / "helper.py").write_text("def helper():\n    return 'ring_advance'\n")
     (root / "README.md").write_text("helper and ring_advance and struct\n")
+    (root / "blob.bin").write_bytes(b"ring_advance\0\x01\x02")
+    (root / "odd name -x.c").write_text("int ring(void);\n")
     return root
 
 
 @pytest.fixture(scope="module")
 def tools():
     specs = load_tools(REPO / "config" / "tools.yaml")
-    return resolve_tools({k: specs[k] for k in ("ast-grep", "busybox-grep")})
+    return resolve_tools(
+        {k: specs[k] for k in FAST_TOOLS},
+        path_env=os.pathsep.join([str(REPO / "bin"), os.environ["PATH"]]),
+    )
 
 
-@pytest.mark.parametrize("name", ["ast-grep", "busybox-grep"])
+@pytest.mark.parametrize("name", FAST_TOOLS)
 def test_fast_path_is_byte_identical_to_the_plain_run(corpus, tools, name):
     tool = tools[name]
     if not tool.available:
         pytest.skip(f"{name} not installed")
     walk = walk_order(list_files(tool, str(corpus)))
-    rg = shutil.which("rg")
+    rg = locate_rg()
     used_fast = {}
     for query in QUERIES:
         plain = run_tool(tool, query, str(corpus), 30, None, None)
-        fast, used_fast[query] = run_fast(tool, query, str(corpus), 30, None, None, walk, rg)
-        assert compare(plain, fast)["equivalent"], (name, query)
+        holders = files_containing(rg, str(corpus), query)
+        fast, used_fast[query] = run_fast(tool, query, str(corpus), 30, None, None, walk, holders)
+        assert compare(plain, fast)["equivalent"], (name, query, plain.files, fast.files)
         assert fast.files == plain.files and fast.argv == plain.argv
     assert used_fast["absent_symbol_xyz"] and used_fast["-rf"]
+    # `helper` occurs in a single file: the fast run names one file, and must still print it.
+    assert used_fast["helper"] or name == "ast-grep"
     # ast-grep matches inline Markdown text, but its listing pattern lists no Markdown file:
     # a query that occurs in README.md must fall back to the plain run.
-    assert used_fast["ring_advance"] == (name != "ast-grep")
+    if name == "ast-grep":
+        assert not used_fast["ring_advance"]
 
 
 def test_a_wrong_walk_order_is_caught(corpus, tools):
@@ -60,19 +76,49 @@ def test_a_wrong_walk_order_is_caught(corpus, tools):
     walk = walk_order(list_files(tool, str(corpus)))
     reordered = sorted(walk, reverse=True)
     plain = run_tool(tool, "ring_advance", str(corpus), 30, None, None)
-    fast, _ = run_fast(
-        tool, "ring_advance", str(corpus), 30, None, None, reordered, shutil.which("rg")
-    )
+    holders = files_containing(locate_rg(), str(corpus), "ring_advance")
+    fast, _ = run_fast(tool, "ring_advance", str(corpus), 30, None, None, reordered, holders)
     if plain.files == fast.files:
         pytest.skip("this file system happens to list files in reverse order")
     assert not compare(plain, fast)["equivalent"]
 
 
+def test_a_file_the_tool_does_not_list_forces_the_plain_run(corpus, tools):
+    """rg skips blob.bin when walking but prints it when named: the fast path must not name
+    it, and since the plain run prints nothing from it, the query may still go fast."""
+    tool = tools["rg"]
+    walk = walk_order(list_files(tool, str(corpus)))
+    assert b"blob.bin" not in walk
+    holders = files_containing(locate_rg(), str(corpus), "ring_advance")
+    assert b"blob.bin" in holders
+    fast, used = run_fast(tool, "ring_advance", str(corpus), 30, None, None, walk, holders)
+    plain = run_tool(tool, "ring_advance", str(corpus), 30, None, None)
+    assert fast.stdout_sha256 == plain.stdout_sha256
+    # rg prints a binary file it is given by name, so the probe sends this query plain.
+    assert not used
+
+
 def test_files_containing_is_literal_and_follows_links(corpus):
     os.symlink("src/ring.c", corpus / "alias.c")
     try:
-        found = files_containing(shutil.which("rg"), str(corpus), "ring_advance")
-        assert found == {b"src/ring.c", b"src/use.c", b"lib/helper.py", b"README.md", b"alias.c"}
-        assert files_containing(shutil.which("rg"), str(corpus), "ring.advance") == set()
+        found = files_containing(locate_rg(), str(corpus), "ring_advance")
+        assert found == {
+            b"src/ring.c",
+            b"src/use.c",
+            b"lib/helper.py",
+            b"README.md",
+            b"alias.c",
+            b"blob.bin",
+        }
+        assert files_containing(locate_rg(), str(corpus), "ring.advance") == set()
     finally:
         (corpus / "alias.c").unlink()
+
+
+def test_a_slow_tool_is_checked_on_fewer_queries():
+    settings = {"queries": 5, "slow_seconds": 10, "queries_when_slow": 2}
+    assert check_plan([], settings) == 5
+    assert check_plan([0.5, 3.0], settings) == 5
+    assert check_plan([12.0], settings) == 2
+    assert check_plan([0.1, 0.2, 11.0], settings) == 2
+    assert check_plan([12.0], {**settings, "queries_when_slow": 9}) == 5

@@ -142,7 +142,7 @@ def test_word_bonus_prefers_exact_word_over_substring(tmp_path: Path) -> None:
 
 # --- it ranks, it does not filter; output is deterministic --------------------------------
 def rg_matches(symbol: str, cwd: Path) -> set[tuple[str, int]]:
-    out = subprocess.run(rg_argv(str(RG), symbol, ".", False), cwd=cwd, capture_output=True)
+    out = subprocess.run(rg_argv(str(RG), symbol, ["."], False), cwd=cwd, capture_output=True)
     found = set()
     for raw in out.stdout.splitlines():
         msg = json.loads(raw)

@@ -1,10 +1,12 @@
 """hay: search for a literal symbol and print every match, declarations first.
 
 usage: hay [--null] [--json] [--word] [--no-keyword-prior] [--no-c-shape]
-           [--no-path-prior] [--rg PATH] [--] SYMBOL [PATH]
+           [--no-path-prior] [--rg PATH] [--] SYMBOL [PATH ...]
+       hay --files [PATH ...]
 
   SYMBOL              a literal string (never a regex, never an option after `--`)
-  PATH                file or directory to search (default: .)
+  PATH                files or directories to search (default: .)
+  --files             list the files a search reads (NUL-separated), without searching
   --null              print `path NUL line:text` instead of `path:line:text`
   --json              one JSON object per line: path, line, score, signals, text
   --word              whole-word matches only (rg --word-regexp)
@@ -23,6 +25,7 @@ import sys
 
 FLAGS = {
     "--null": "null",
+    "--files": "files",
     "--json": "json",
     "--word": "word",
     "--no-keyword-prior": "no_keyword",
@@ -66,12 +69,13 @@ def parse_args(argv: list[str]) -> dict:
             raise UsageError(f"unknown option {arg!r} (put `--` before a SYMBOL starting with -)")
         else:
             positional.append(arg)
+    if opts["files"]:
+        opts["paths"] = positional or ["."]
+        return opts
     if not positional:
         raise UsageError("missing SYMBOL")
-    if len(positional) > 2:
-        raise UsageError(f"expected SYMBOL [PATH], got {len(positional)} arguments")
     opts["symbol"] = positional[0]
-    opts["path"] = positional[1] if len(positional) == 2 else "."
+    opts["paths"] = positional[1:] or ["."]
     return opts
 
 
@@ -112,12 +116,21 @@ def version_line(rg: str | None) -> str:
     return f"hay 0.1.0 (code {digest.hexdigest()[:16]}; rg {rg or 'not found'})"
 
 
-def rg_argv(rg: str, symbol: str, path: str, word: bool) -> list[str]:
+RG_FILE_SET = ["--no-config", "--no-ignore", "--hidden"]
+
+
+def rg_argv(rg: str, symbol: str, paths: list[str], word: bool) -> list[str]:
     """The ripgrep command line; the symbol is always the argument of --regexp."""
-    argv = [rg, "--json", "--fixed-strings", "--no-config", "--no-ignore", "--hidden"]
+    argv = [rg, "--json", "--fixed-strings", *RG_FILE_SET]
     if word:
         argv.append("--word-regexp")
-    return [*argv, "--regexp", symbol, "--", path]
+    return [*argv, "--regexp", symbol, "--", *paths]
+
+
+def rg_files_argv(rg: str, paths: list[str]) -> list[str]:
+    """The files a search reads: matching the empty pattern skips what rg skips (binaries),
+    which `rg --files` would list."""
+    return [rg, *RG_FILE_SET, "--files-with-matches", "--null", "--regexp", "", "--", *paths]
 
 
 def spawn(argv: list[str]) -> tuple[int, int]:
@@ -162,9 +175,11 @@ def run(argv: list[str]) -> int:
         sys.stderr.write("hay: ripgrep (rg) not found; install it, pass --rg PATH or set HAY_RG\n")
         return 2
 
+    if opts["files"]:
+        os.execv(rg, rg_files_argv(rg, opts["paths"]))
     # Start ripgrep first: it searches while Python imports and compiles the scorer.
     try:
-        pid, fd = spawn(rg_argv(rg, opts["symbol"], opts["path"], opts["word"]))
+        pid, fd = spawn(rg_argv(rg, opts["symbol"], opts["paths"], opts["word"]))
     except OSError as exc:
         sys.stderr.write(f"hay: cannot run ripgrep {rg}: {exc.strerror}\n")
         return 2
