@@ -10,14 +10,36 @@ found the query in more than one file), the per-query differences d = tool - bas
 - a two-sided sign-flip randomization p of their mean: exact over all 2**n_eff sign patterns
   of the n_eff non-zero differences when n_eff <= EXACT_MAX_N_EFF (p = share of patterns at
   least as extreme, the observed one included), else ``resamples`` random patterns with
-  p = (b + 1) / (resamples + 1); never 0;
-- a Holm adjustment of p within each family: for one metric and one subset of this corpus and
-  track, every tool's comparison against the baseline that has at least one query (the
-  question one column of the report answers; ablation variants of hay count as tools);
+  p = (b + 1) / (resamples + 1); never 0. "At least as extreme" allows a tolerance on the
+  scale of sum(|d|), the largest sum any pattern can reach, so sums that are equal in exact
+  arithmetic count as ties whatever the rounding (a tolerance relative to the observed sum
+  vanishes when that sum is 0 and missed such ties);
+- a Holm adjustment of p within each family (below), after Tarone's rule: a comparison whose
+  smallest attainable p (p_min: 2 / 2**n_eff when exact) is >= alpha can never be detected,
+  so it leaves the family and does not inflate m for the others. n_eff is unchanged by sign
+  flips, so the choice is made on a statistic the null distribution conditions on anyway, and
+  Holm over the remaining m keeps the family-wise error rate at alpha. Excluded comparisons
+  have ``holm_excluded`` (the reason) and no ``p_holm``;
 - a verdict: ``detected better`` / ``detected worse`` only when the interval excludes 0 AND the
   Holm-adjusted p < alpha; ``tests disagree`` when exactly one of the two holds (read
-  conservatively: nothing detected); ``not detected`` when neither; ``not evidence`` when
-  n < MIN_QUERIES or when even the most extreme sign pattern could not reach p < alpha.
+  conservatively: nothing detected); ``not detected`` when neither; ``identical`` when the two
+  tools score the same on every query and every metric (the same rank of the right file:
+  there is no difference to test); ``not evidence`` when n < MIN_QUERIES or when too few
+  queries differ for any result to reach alpha (p_min >= alpha).
+
+Families. One comparison has one test and one verdict:
+
+- ``vs-baseline`` (``comparisons``): for one metric and one subset, every tool against the
+  baseline (ablation variants of hay count as tools). It answers the report's main question,
+  "which tools differ from the baseline here?", and controls the family-wise error rate at
+  alpha over those comparisons.
+- ``all-pairs`` (``pairs``, optional): for one metric and one subset, every pair of tools
+  NOT involving the baseline, with its own Holm adjustment: it controls the family-wise error
+  rate at alpha over those pairs (over both families together: at most 2 alpha). A pair with
+  the baseline is not tested again: ``pairs`` repeats its vs-baseline comparison (same
+  numbers, same verdict, family ``vs-baseline``). Testing it twice, in families of different
+  sizes with different draws, gave one pair two verdicts; folding every pair into one family
+  instead would make the headline comparisons pay for 66 pairs they do not ask about.
 
 Each comparison draws from its own Generator seeded by (seed, crc32 of its name), so its
 interval and p do not depend on which other tools are configured, and everything is
@@ -43,7 +65,15 @@ SUBSETS = ("all", "discriminating")
 MIN_QUERIES = 10
 EXACT_MAX_N_EFF = 16
 CONFIDENCE = 0.95
-VERDICTS = ("detected better", "detected worse", "tests disagree", "not detected", "not evidence")
+VERDICTS = (
+    "detected better",
+    "detected worse",
+    "tests disagree",
+    "not detected",
+    "not evidence",
+    "identical",
+)
+FAMILIES = ("vs-baseline", "all-pairs")
 TSV_COLUMNS = (
     "family",
     "tool",
@@ -63,6 +93,8 @@ TSV_COLUMNS = (
     "p_min",
     "p_holm",
     "verdict",
+    "holm_m",
+    "holm_excluded",
 )
 
 
@@ -98,9 +130,14 @@ def _all_sign_patterns(k: int) -> np.ndarray:
     return ((codes & 1) * 2 - 1).astype(float)
 
 
-def _extreme(null_sums: np.ndarray, observed: float) -> np.ndarray:
-    # scipy.stats.permutation_test's relative tolerance for theoretically equal values.
-    gamma = abs(observed) * np.finfo(float).eps * 100
+def _extreme(null_sums: np.ndarray, observed: float, scale: float) -> np.ndarray:
+    """Which null sums are at least as extreme as the observed one, ties included.
+
+    The tolerance is on the scale of sum(|d|) (every sum's rounding error is), not of the
+    observed sum: when the observed sum is 0 in exact arithmetic, a relative tolerance is
+    ~0 and sums that are equal but rounded differently were not counted.
+    """
+    gamma = scale * np.finfo(float).eps * 100
     return np.abs(null_sums) >= abs(observed) - gamma
 
 
@@ -118,12 +155,14 @@ def randomization_p(
     values = np.asarray(diffs, dtype=float)
     nonzero = values[values != 0.0]
     observed = float(nonzero.sum())
+    scale = float(np.abs(nonzero).sum())
     if nonzero.size <= exact_max:
         null_sums = _all_sign_patterns(nonzero.size) @ nonzero
-        return float(np.count_nonzero(_extreme(null_sums, observed)) / null_sums.size), True
+        extreme = np.count_nonzero(_extreme(null_sums, observed, scale))
+        return float(extreme / null_sums.size), True
     signs = (rng.integers(0, 2, (resamples, nonzero.size), dtype=np.int8) * 2 - 1).astype(float)
     null_sums = signs @ nonzero
-    extreme = int(np.count_nonzero(_extreme(null_sums, observed)))
+    extreme = int(np.count_nonzero(_extreme(null_sums, observed, scale)))
     return (extreme + 1) / (resamples + 1), False
 
 
@@ -156,8 +195,15 @@ def verdict(
     p_minimum: float,
     alpha: float,
     min_queries: int = MIN_QUERIES,
+    identical: bool = False,
 ) -> str:
-    """One of VERDICTS; detected only when the interval excludes 0 and p_holm < alpha."""
+    """One of VERDICTS; detected only when the interval excludes 0 and p_holm < alpha.
+
+    ``identical`` (the two tools score the same on every query and metric) is a fact, not an
+    inference, so it holds whatever n is; with no query at all there is nothing to show.
+    """
+    if identical and n > 0:
+        return "identical"
     if n < min_queries or p_minimum >= alpha or ci_low is None or p_holm is None:
         return "not evidence"
     interval_excludes = ci_low > 0.0 or ci_high < 0.0
@@ -167,6 +213,26 @@ def verdict(
     if interval_excludes or significant:
         return "tests disagree"
     return "not detected"
+
+
+def describe(name: Sequence[str]) -> str:
+    """A comparison's name for messages: (family, tool, baseline, metric, subset) or any."""
+    if len(name) == 5:
+        family, tool, base, metric, subset = name
+        return f"tool {tool!r} vs {base!r}, metric {metric}, subset {subset} ({family})"
+    return "comparison " + "/".join(map(str, name))
+
+
+def check_finite(diffs: np.ndarray, name: Sequence[str], qids: Sequence[str] | None = None) -> None:
+    """A NaN or infinite difference makes no sign pattern 'as extreme' (p = 0): refuse it."""
+    bad = np.flatnonzero(~np.isfinite(diffs))
+    if bad.size:
+        first = qids[int(bad[0])] if qids is not None else f"query index {int(bad[0])}"
+        raise BenchError(
+            f"{describe(name)}: {bad.size} per-query difference(s) are NaN or infinite "
+            f"(first: {first}); every score must be a finite number: rerun the score rule "
+            "and check scores.tsv"
+        )
 
 
 def paired_comparison(
@@ -181,6 +247,7 @@ def paired_comparison(
     tool_arr = np.asarray(tool_values, dtype=float)
     base_arr = np.asarray(base_values, dtype=float)
     diffs = tool_arr - base_arr
+    check_finite(diffs, name)
     n = int(diffs.size)
     n_eff = int(np.count_nonzero(diffs))
     result = {
@@ -218,6 +285,55 @@ def _per_query(scores: pd.DataFrame, tool: str) -> pd.DataFrame:
     return rows
 
 
+def _subset_qids(scores: pd.DataFrame) -> dict[str, pd.Index]:
+    trivial = scores.groupby("qid")["trivial"].first().sort_index()
+    return {"all": trivial.index, "discriminating": trivial.index[~trivial.to_numpy()]}
+
+
+def holm_exclusion(comparison: Mapping, alpha: float) -> str | None:
+    """Why a comparison stays out of its Holm family, or None when it is in it."""
+    if comparison["p_randomization"] is None:
+        return "no query in this subset"
+    if comparison["identical"]:
+        return "identical: every per-query difference is 0"
+    if comparison["p_min"] >= alpha:
+        return (
+            f"cannot reach alpha (Tarone): only {comparison['n_eff']} queries differ, "
+            f"smallest possible p = {comparison['p_min']:.4g} >= {alpha:g}"
+        )
+    return None
+
+
+def adjust_family(comparisons: Sequence[dict], alpha: float) -> None:
+    """Holm within each (metric, subset) over the comparisons that can reach alpha, then each
+    comparison's verdict. Sets holm_excluded, holm_m, p_holm and verdict in place."""
+    for c in comparisons:
+        c["holm_excluded"] = holm_exclusion(c, alpha)
+    for metric in METRICS:
+        for subset in SUBSETS:
+            tested = [
+                c
+                for c in comparisons
+                if c["metric"] == metric and c["subset"] == subset and c["holm_excluded"] is None
+            ]
+            adjusted = holm([c["p_randomization"] for c in tested])
+            for comparison, p_adjusted in zip(tested, adjusted, strict=True):
+                comparison["p_holm"] = p_adjusted
+                comparison["holm_m"] = len(tested)
+    for c in comparisons:
+        c.setdefault("p_holm", None)
+        c.setdefault("holm_m", None)
+        c["verdict"] = verdict(
+            c["n"],
+            c["ci_low"],
+            c["ci_high"],
+            c["p_holm"],
+            c["p_min"],
+            alpha,
+            identical=c["identical"],
+        )
+
+
 def _family(
     scores: pd.DataFrame,
     pairs: Sequence[tuple[str, str]],
@@ -227,8 +343,7 @@ def _family(
     alpha: float,
     resamples: int,
 ) -> list[dict]:
-    trivial = scores.groupby("qid")["trivial"].first().sort_index()
-    subsets = {"all": trivial.index, "discriminating": trivial.index[~trivial.to_numpy()]}
+    subsets = _subset_qids(scores)
     # Each tool's metric columns, per subset, as arrays in qid order: computed once per tool,
     # not once per pair (all pairs of 12 tools would redo it 132 times).
     rows = {t: _per_query(scores, t) for t in sorted({t for pair in pairs for t in pair})}
@@ -245,6 +360,18 @@ def _family(
                 f"tool {tool!r} and {base!r} were scored on different queries; "
                 "rerun the search and score rules"
             )
+        # Checked before any test, so that a bad score never becomes p = 0 further down.
+        for metric in METRICS:
+            check_finite(
+                arrays[(tool, metric, "all")] - arrays[(base, metric, "all")],
+                (family, tool, base, metric, "all"),
+                list(subsets["all"]),
+            )
+        # Every metric is a function of the rank: equal metrics on every query mean the same
+        # rank of the right file everywhere, so there is no difference to test.
+        identical = all(
+            np.array_equal(arrays[(tool, m, "all")], arrays[(base, m, "all")]) for m in METRICS
+        )
         for metric in METRICS:
             for subset in SUBSETS:
                 result = paired_comparison(
@@ -261,38 +388,58 @@ def _family(
                     metric=metric,
                     primary=metric == PRIMARY_METRIC,
                     subset=subset,
+                    identical=identical,
                 )
                 comparisons.append(result)
-    # One Holm family per (metric, subset): the question one column of the report answers,
-    # "which tools differ from the baseline here?", over every tool (ablations included).
-    for metric in METRICS:
-        for subset in SUBSETS:
-            tested = [
-                c
-                for c in comparisons
-                if c["metric"] == metric
-                and c["subset"] == subset
-                and c["p_randomization"] is not None
-            ]
-            for comparison, adjusted in zip(
-                tested, holm([c["p_randomization"] for c in tested]), strict=True
-            ):
-                comparison["p_holm"] = adjusted
-    for comparison in comparisons:
-        comparison.setdefault("p_holm", None)
-        comparison["verdict"] = verdict(
-            comparison["n"],
-            comparison["ci_low"],
-            comparison["ci_high"],
-            comparison["p_holm"],
-            comparison["p_min"],
-            alpha,
-        )
+    adjust_family(comparisons, alpha)
     return comparisons
 
 
-def _tested(comparisons: Sequence[dict]) -> int:
-    return sum(1 for c in comparisons if c["p_randomization"] is not None)
+def holm_sizes(comparisons: Sequence[Mapping]) -> dict[str, dict[str, int]]:
+    """m of each (metric, subset) Holm family after Tarone's rule."""
+    return {
+        metric: {
+            subset: sum(
+                1
+                for c in comparisons
+                if (c["metric"], c["subset"]) == (metric, subset) and c["holm_excluded"] is None
+            )
+            for subset in SUBSETS
+        }
+        for metric in METRICS
+    }
+
+
+def holm_excluded(comparisons: Sequence[Mapping]) -> list[dict]:
+    """Which comparisons left their Holm family, and why (in comparison order)."""
+    keys = ("tool", "baseline", "metric", "subset", "n_eff")
+    return [
+        {**{k: c[k] for k in keys}, "reason": c["holm_excluded"]}
+        for c in comparisons
+        if c["holm_excluded"] is not None
+    ]
+
+
+def _pairs(
+    scores: pd.DataFrame,
+    tools: Sequence[str],
+    baseline: str,
+    versus: Sequence[Mapping],
+    options: Mapping,
+) -> list[dict]:
+    """Every unordered pair of tools: a pair with the baseline repeats its vs-baseline
+    comparison (one test, one verdict); the other pairs form the all-pairs family."""
+    own = [pair for pair in combinations(tools, 2) if baseline not in pair]
+    tested = iter(_family(scores, own, "all-pairs", **options))
+    by_tool = {(c["tool"], c["metric"], c["subset"]): c for c in versus}
+    out = []
+    for pair in combinations(tools, 2):
+        if baseline in pair:
+            other = pair[0] if pair[1] == baseline else pair[1]
+            out += [dict(by_tool[(other, m, s)]) for m in METRICS for s in SUBSETS]
+        else:
+            out += [next(tested) for _ in range(len(METRICS) * len(SUBSETS))]
+    return out
 
 
 def run_inference(
@@ -307,9 +454,10 @@ def run_inference(
 ) -> dict:
     """The content of inference.json for one corpus and track's scores.
 
-    ``comparisons`` holds every tool against the baseline (one Holm family); with all_pairs,
-    ``pairs`` holds every unordered pair of tools (a second, separate Holm family; diff is
-    the first-named tool minus the second).
+    ``comparisons`` holds every tool against the baseline (the vs-baseline family); with
+    all_pairs, ``pairs`` holds every unordered pair of tools (diff is the first-named tool
+    minus the second): pairs without the baseline are the all-pairs family, pairs with it
+    repeat the vs-baseline comparison (see the module docstring).
     """
     if not 0.0 < alpha < 1.0:
         raise BenchError(f"alpha = {alpha} must lie strictly between 0 and 1")
@@ -323,6 +471,7 @@ def run_inference(
         )
     options = {"seed": seed, "alpha": alpha, "resamples": resamples}
     versus = [(tool, baseline) for tool in tools if tool != baseline]
+    comparisons = _family(scores, versus, "vs-baseline", **options)
     result = {
         "metadata": {
             **dict(context or {}),
@@ -334,11 +483,17 @@ def run_inference(
             ),
             "confidence": CONFIDENCE,
             "family": (
-                "Holm adjustment within each (metric, subset) of this corpus and track, over "
-                "every tool compared with the baseline that has at least one query"
-                + ("; 'pairs' (all tool pairs) is a separate Holm family" if all_pairs else "")
+                "vs-baseline: Holm adjustment within each (metric, subset) of this corpus and "
+                "track, over the tools compared with the baseline whose comparison can reach "
+                "alpha (Tarone's rule: smallest possible p >= alpha, identical tools and empty "
+                "subsets are left out, listed in holm_excluded); it keeps the family-wise "
+                "error rate of those comparisons at alpha"
             ),
+            "family_size": len(versus),
+            "holm_m": holm_sizes(comparisons),
+            "holm_excluded": holm_excluded(comparisons),
             "exact_max_n_eff": EXACT_MAX_N_EFF,
+            "identical_tools": sorted({c["tool"] for c in comparisons if c["identical"]}),
             "metrics": list(METRICS),
             "min_queries": MIN_QUERIES,
             "primary_metric": PRIMARY_METRIC,
@@ -346,7 +501,8 @@ def run_inference(
             "randomization": (
                 "two-sided sign-flip test of the mean paired difference; exact over all "
                 f"2^n_eff sign patterns when n_eff <= {EXACT_MAX_N_EFF}, else Monte Carlo "
-                "with p = (b+1)/(resamples+1)"
+                "with p = (b+1)/(resamples+1); sums within sum(|d|) * 100 machine epsilons "
+                "of the observed one count as ties"
             ),
             "resamples": resamples,
             "seed": seed,
@@ -358,16 +514,30 @@ def run_inference(
             "trivial_queries": int(scores.groupby("qid")["trivial"].first().sum()),
             "verdict_rule": (
                 "detected only when the CI excludes 0 and p_holm < alpha; 'tests disagree' "
-                "when exactly one holds (not detected); 'not evidence' when n < "
-                f"{MIN_QUERIES} or p_min >= alpha"
+                "when exactly one holds (not detected); 'identical' when the tool scores the "
+                "same as the baseline on every query and metric; 'not evidence' when n < "
+                f"{MIN_QUERIES} or too few queries differ for any result to reach alpha "
+                "(p_min >= alpha)"
             ),
         },
-        "comparisons": _family(scores, versus, "vs-baseline", **options),
+        "comparisons": comparisons,
     }
     if all_pairs:
-        result["pairs"] = _family(scores, list(combinations(tools, 2)), "all-pairs", **options)
-        result["metadata"]["pairs_family_size"] = _tested(result["pairs"])
-    result["metadata"]["family_size"] = len(versus)
+        pairs = _pairs(scores, tools, baseline, comparisons, options)
+        own = [c for c in pairs if c["family"] == "all-pairs"]
+        result["pairs"] = pairs
+        result["metadata"].update(
+            pairs_family=(
+                "all-pairs: Holm within each (metric, subset) over the pairs of tools not "
+                "involving the baseline whose comparison can reach alpha; it keeps the "
+                "family-wise error rate of those pairs at alpha (with the vs-baseline family: "
+                "at most 2 alpha). A pair with the baseline is its vs-baseline comparison, "
+                "repeated as it is (family vs-baseline)"
+            ),
+            pairs_family_size=sum(1 for p in combinations(tools, 2) if baseline not in p),
+            pairs_holm_m=holm_sizes(own),
+            pairs_holm_excluded=holm_excluded(own),
+        )
     return result
 
 
@@ -387,9 +557,11 @@ def inference_json(result: Mapping) -> str:
 
 
 def inference_tsv(result: Mapping) -> str:
-    """inference.tsv content: one row per comparison, baseline family first, then pairs."""
+    """inference.tsv content: one row per comparison, the vs-baseline family first, then the
+    all-pairs family (a pair with the baseline is already among the first rows)."""
     lines = ["\t".join(TSV_COLUMNS)]
-    for comparison in [*result["comparisons"], *result.get("pairs", [])]:
+    pairs = [c for c in result.get("pairs", []) if c["family"] == "all-pairs"]
+    for comparison in [*result["comparisons"], *pairs]:
         lines.append("\t".join(_tsv_cell(comparison[c]) for c in TSV_COLUMNS))
     return "\n".join(lines) + "\n"
 

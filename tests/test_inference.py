@@ -16,6 +16,7 @@ from searchbench.inference import (
     METRICS,
     SUBSETS,
     TSV_COLUMNS,
+    VERDICTS,
     bootstrap_ci,
     holm,
     inference_json,
@@ -118,6 +119,16 @@ def test_p_is_never_zero():
     assert randomization_p(np.zeros(12), np.random.default_rng(1), 10_000) == (1.0, True)
 
 
+def test_exact_p_counts_ties_whose_sum_is_zero():
+    # the observed sum is 0 in exact arithmetic (-1.1e-16 in floats): every one of the 32
+    # patterns is at least as extreme, p = 1; a tolerance relative to the observed sum
+    # missed the patterns that round to a slightly smaller |sum| (p was 0.875)
+    d = np.array([-11 / 12, 1 / 6, -1 / 12, -1 / 12, 11 / 12])
+    assert randomization_p(d, np.random.default_rng(0), 10_000) == (1.0, True)
+    # the same in the Monte Carlo branch (n_eff = 20 > 16; it gave 0.961)
+    assert randomization_p(np.tile(d, 4), np.random.default_rng(0), 10_000) == (1.0, False)
+
+
 def test_holm_known_values():
     assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
     assert holm([0.5, 0.9]) == [1.0, 1.0]
@@ -127,7 +138,7 @@ def test_holm_known_values():
 # --- verdicts -------------------------------------------------------------------------------
 
 
-def test_identical_tools_are_never_detected():
+def test_identical_tools_are_labelled_identical_never_detected():
     ranks = list(np.random.default_rng(2).integers(0, 40, 30))
     result = run_inference(
         make_scores({"rg": ranks, "twin": list(ranks)}), baseline="rg", seed=SEED
@@ -137,7 +148,31 @@ def test_identical_tools_are_never_detected():
         assert c["n_eff"] == 0 and c["diff"] == 0.0
         assert (c["ci_low"], c["ci_high"]) == (0.0, 0.0)
         assert c["p_randomization"] == 1.0
-        assert c["verdict"] == "not evidence"
+        assert c["verdict"] == "identical" and c["identical"] is True
+        assert c["p_holm"] is None and c["holm_excluded"].startswith("identical")
+    assert "identical" in VERDICTS
+    assert result["metadata"]["identical_tools"] == ["twin"]
+    assert "'identical'" in result["metadata"]["verdict_rule"]
+
+
+def test_identical_holds_under_ten_queries_and_partial_ties_are_not_identical():
+    # identity is a fact, not an inference: it holds with 8 queries too; a tool that differs
+    # on two queries is not identical, and with two differing queries it is not evidence
+    base = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
+    result = run_inference(
+        make_scores({"rg": base[:8], "twin": base[:8]}), baseline="rg", seed=SEED
+    )
+    assert {c["verdict"] for c in result["comparisons"]} == {"identical"}
+    near = run_inference(
+        make_scores({"rg": base, "near": [1, 1, 1, *base[3:]]}), baseline="rg", seed=SEED
+    )
+    c = by_key(near, "near", "rr", "all")
+    assert c["identical"] is False and c["n_eff"] == 2
+    assert c["verdict"] == "not evidence" and "cannot reach alpha" in c["holm_excluded"]
+    # success@10 does not move (ranks 2 and 3 become 1): no difference there, still not
+    # identical, because the tool's output differs from the baseline's
+    assert by_key(near, "near", "success10", "all")["verdict"] == "not evidence"
+    assert near["metadata"]["identical_tools"] == []
 
 
 def test_large_shift_with_30_queries_is_detected_better_and_worse_reversed():
@@ -164,6 +199,37 @@ def test_bootstrap_and_randomization_disagree_on_a_small_skewed_sample():
     assert v == "tests disagree"
 
 
+def test_tarone_leaves_comparisons_that_cannot_reach_alpha_out_of_holm():
+    # six of thirty queries improve (exact p = 2/64); ten more tools are identical to the
+    # baseline or differ on at most five queries (smallest possible p >= 2/32 > 0.05). Holm
+    # over all eleven would give 11 * 2/64 > 0.05 (tests disagree); those ten can never be
+    # detected, so they leave the family and the win is detected with m = 1.
+    base = [12] * 30
+    tools = {"rg": base, "win": [1] * 6 + [12] * 24}
+    tools |= {f"same{i}": list(base) for i in range(5)}
+    tools |= {f"few{i}": [1] * (i + 1) + [12] * (29 - i) for i in range(5)}
+    result = run_inference(make_scores(tools), baseline="rg", seed=SEED)
+    win = by_key(result, "win", "rr", "all")
+    assert win["p_randomization"] == 2 / 64 and win["ci_low"] > 0
+    assert win["holm_m"] == 1 and win["p_holm"] == 2 / 64
+    assert win["verdict"] == "detected better"
+    meta = result["metadata"]
+    assert meta["family_size"] == 11 and meta["holm_m"]["rr"]["all"] == 1
+    excluded = {(e["tool"], e["metric"], e["subset"]): e for e in meta["holm_excluded"]}
+    assert len(excluded) == 10 * len(METRICS) * len(SUBSETS)
+    assert excluded[("same0", "rr", "all")]["reason"].startswith("identical")
+    few = excluded[("few4", "ndcg10", "discriminating")]
+    assert few["n_eff"] == 5 and "cannot reach alpha (Tarone)" in few["reason"]
+    assert "0.0625 >= 0.05" in few["reason"]
+    for tool in [*(f"same{i}" for i in range(5)), *(f"few{i}" for i in range(5))]:
+        c = by_key(result, tool, "rr", "all")
+        assert c["p_holm"] is None and c["holm_m"] is None and c["holm_excluded"]
+        assert c["verdict"] == ("identical" if tool.startswith("same") else "not evidence")
+    assert meta["identical_tools"] == [f"same{i}" for i in range(5)]
+    row = next(line for line in inference_tsv(result).splitlines() if line.startswith("vs-"))
+    assert len(row.split("\t")) == len(TSV_COLUMNS)
+
+
 def test_holm_adjustment_turns_a_raw_win_into_tests_disagree():
     # six of thirty queries improve, nothing else moves: raw exact p = 2/64 < 0.05 with the
     # interval above zero, but four tools in each (metric, subset) family lift it to 0.125
@@ -175,7 +241,7 @@ def test_holm_adjustment_turns_a_raw_win_into_tests_disagree():
     assert result["metadata"]["family_size"] == 4
     for c in result["comparisons"]:
         assert c["n_eff"] == 6 and c["p_randomization"] == 2 / 64
-        assert c["ci_low"] > 0
+        assert c["ci_low"] > 0 and c["holm_m"] == 4
         assert c["p_holm"] == pytest.approx(4 * 2 / 64)
         assert c["verdict"] == "tests disagree"
     assert by_key(result, "t1", "rr", "discriminating")["n"] == 12
@@ -207,6 +273,7 @@ def test_empty_discriminating_subset_is_not_evidence():
     )
     c = by_key(result, "t", "ndcg10", "discriminating")
     assert c["n"] == 0 and c["p_randomization"] is None and c["verdict"] == "not evidence"
+    assert c["holm_excluded"] == "no query in this subset"
     assert result["metadata"]["family_size"] == 1
 
 
@@ -235,10 +302,11 @@ def test_output_is_byte_identical_and_documents_itself():
     assert meta["primary_metric"] == "rr" and meta["baseline"] == "rg"
     assert (meta["seed"], meta["resamples"], meta["alpha"]) == (SEED, 10_000, 0.05)
     assert "Holm" in meta["family"] and meta["family_size"] == 2
-    assert meta["pairs_family_size"] == 3 * 6 and len(first["pairs"]) == 18
+    # three pairs in the matrix; only (hay, ug) is tested in the all-pairs family
+    assert meta["pairs_family_size"] == 1 and len(first["pairs"]) == 18
     lines = inference_tsv(first).splitlines()
     assert lines[0].split("\t") == list(TSV_COLUMNS)
-    assert len(lines) == 1 + 12 + 18
+    assert len(lines) == 1 + 12 + 6
     primary = [line.split("\t") for line in lines[1:] if line.split("\t")[3] == "rr"]
     assert {row[4] for row in primary} == {"true"}
     other_seed = run_inference(_three_tools(), baseline="rg", seed=SEED + 1)
@@ -259,6 +327,39 @@ def test_a_comparison_does_not_depend_on_the_other_tools():
         b["p_randomization"],
     )
     assert a["p_holm"] <= b["p_holm"]
+
+
+def test_a_nan_or_infinite_difference_is_a_clear_error_not_p_zero():
+    scores = _three_tools()
+    scores.loc[(scores["tool"] == "hay") & (scores["qid"] == "c-code-0003"), "rr"] = np.nan
+    with pytest.raises(BenchError) as err:
+        run_inference(scores, baseline="rg", seed=SEED)
+    message = str(err.value)
+    assert "tool 'hay' vs 'rg', metric rr" in message and "c-code-0003" in message
+    assert "rerun the score rule" in message
+    with pytest.raises(BenchError, match=r"NaN or infinite.*rerun the score rule"):
+        paired_comparison([1.0] * 11 + [np.inf], [0.5] * 12, seed=SEED, name=("t",), resamples=100)
+
+
+def test_one_pair_one_test_one_verdict():
+    # a pair with the baseline is tested once, in the vs-baseline family, and the matrix
+    # repeats that comparison as it is; the all-pairs family holds only the other pairs
+    result = run_inference(_three_tools(), baseline="rg", seed=SEED, all_pairs=True)
+    versus = {(c["tool"], c["metric"], c["subset"]): c for c in result["comparisons"]}
+    seen = set()
+    for c in result["pairs"]:
+        key = (frozenset((c["tool"], c["baseline"])), c["metric"], c["subset"])
+        assert key not in seen
+        seen.add(key)
+        if "rg" in (c["tool"], c["baseline"]):
+            assert c["family"] == "vs-baseline"
+            assert c == versus[(c["tool"], c["metric"], c["subset"])]
+        else:
+            assert c["family"] == "all-pairs" and c["holm_m"] in (None, 1)
+    assert len(seen) == 3 * len(METRICS) * len(SUBSETS)
+    meta = result["metadata"]
+    assert meta["pairs_holm_m"]["rr"]["all"] <= 1 and "2 alpha" in meta["pairs_family"]
+    assert "not involving the baseline" in meta["pairs_family"]
 
 
 def test_unknown_baseline_is_named():
