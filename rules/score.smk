@@ -41,3 +41,25 @@ rule inference:
         code=code_hash("inference"),
     script:
         "../scripts/inference.py"
+
+
+rule power:
+    input:
+        scores="results/{corpus}/{track}/scores.tsv",
+    output:
+        json="results/{corpus}/{track}/power.json",
+    log:
+        "results/logs/{corpus}/{track}/power.log",
+    benchmark:
+        "results/benchmarks/{corpus}/{track}/power.tsv"
+    conda:
+        "../envs/python.yaml"
+    params:
+        baseline=config["baseline"],
+        seed=config["seed"],
+        alpha=config["alpha"],
+        # The inference's resamples decide which comparisons can reach alpha (Holm's m).
+        resamples=config["resamples"],
+        code=code_hash("power"),
+    script:
+        "../scripts/power.py"

@@ -125,7 +125,8 @@ def bootstrap_ci(
 
 
 @lru_cache(maxsize=EXACT_MAX_N_EFF + 1)
-def _all_sign_patterns(k: int) -> np.ndarray:
+def all_sign_patterns(k: int) -> np.ndarray:
+    """Every one of the 2**k sign patterns of k values, one per row (+1/-1)."""
     codes = np.arange(2**k, dtype=np.int64)[:, None] >> np.arange(k, dtype=np.int64)
     return ((codes & 1) * 2 - 1).astype(float)
 
@@ -157,7 +158,7 @@ def randomization_p(
     observed = float(nonzero.sum())
     scale = float(np.abs(nonzero).sum())
     if nonzero.size <= exact_max:
-        null_sums = _all_sign_patterns(nonzero.size) @ nonzero
+        null_sums = all_sign_patterns(nonzero.size) @ nonzero
         extreme = np.count_nonzero(_extreme(null_sums, observed, scale))
         return float(extreme / null_sums.size), True
     signs = (rng.integers(0, 2, (resamples, nonzero.size), dtype=np.int8) * 2 - 1).astype(float)

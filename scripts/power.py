@@ -1,0 +1,20 @@
+"""Minimum detectable MRR difference of one corpus and track, by simulation: power.json."""
+
+from searchbench.metrics import read_scores
+from searchbench.power import run_power, write_power
+
+
+def main(snakemake) -> None:
+    params = snakemake.params
+    result = run_power(
+        read_scores(snakemake.input.scores),
+        baseline=params.baseline,
+        seed=int(params.seed),
+        alpha=float(params.alpha),
+        resamples=int(params.resamples),
+        context={key: str(value) for key, value in snakemake.wildcards.items()},
+    )
+    write_power(result, snakemake.output.json)
+
+
+main(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

@@ -1,0 +1,289 @@
+"""Minimum detectable difference by simulation: its shortcuts against the real inference,
+power against n and delta, a known effect, determinism, speed, and the report's rendering."""
+
+import json
+import math
+import runpy
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_inference import make_scores
+
+from searchbench.errors import BenchError
+from searchbench.inference import (
+    bootstrap_means,
+    paired_comparison,
+    randomization_p,
+    run_inference,
+)
+from searchbench.metrics import write_scores
+from searchbench.power import (
+    QUANTUM,
+    Pool,
+    Settings,
+    bootstrap_counts,
+    critical_sums,
+    detected_with,
+    difference_pool,
+    draw_samples,
+    family_m,
+    fewest_plus_signs,
+    minimum_detectable,
+    power_at,
+    power_json,
+    run_power,
+    simulate_thresholds,
+    to_delta,
+    write_power,
+)
+
+ROOT = Path(__file__).parent.parent
+SEED = 20261202
+FAST = Settings(simulations=400)
+
+
+def pool_of(tie_share: float, magnitudes: list[float], n: int = 100) -> Pool:
+    units = np.sort(np.rint(np.asarray(magnitudes) / QUANTUM))
+    return Pool(n, tie_share, units, {"t": n}, [], ["t"])
+
+
+def shifted_scores(n: int, seed: int = 0) -> pd.DataFrame:
+    """A baseline, a tool much better on a third of the queries, and noisy tools."""
+    rng = np.random.default_rng(seed)
+    base = rng.integers(2, 12, n)
+    ranks = {"rg": list(base), "good": [1 if rng.random() < 0.35 else r for r in base]}
+    for i in range(4):
+        moved = rng.random(n) < 0.3
+        ranks[f"noise{i}"] = list(np.where(moved, rng.integers(1, 15, n), base))
+    ranks["twin"] = list(base)
+    return make_scores(ranks)
+
+
+# --- the shortcuts equal the real tests -----------------------------------------------------
+
+
+def test_critical_sum_equals_the_exact_randomization_test():
+    rng = np.random.default_rng(1)
+    threshold = 0.05 / 3
+    outcomes = set()
+    for _ in range(60):
+        k = int(rng.integers(1, 15))
+        units = np.rint(rng.choice([1.0, 0.5, 1 / 3, 0.25, 0.9], k) / QUANTUM)
+        row = np.concatenate([units, np.zeros(5)])[None, :]
+        critical = critical_sums(row, threshold, np.ones((10, row.shape[1])), exact_max=16)[0]
+        signed = units * np.where(rng.random(k) < 0.8, 1.0, -1.0)
+        p, exact = randomization_p(np.append(signed, np.zeros(5)), rng, 100)
+        assert exact
+        assert (abs(signed.sum()) > critical) == (p < threshold), (signed, p, critical)
+        outcomes.add(p < threshold)
+    assert outcomes == {True, False}
+
+
+def test_critical_sum_equals_the_monte_carlo_p_definition():
+    # (b + 1) / (B + 1) < threshold, b = sums at least as extreme, ties included
+    rng = np.random.default_rng(2)
+    for n, threshold in ((20, 0.05), (30, 0.05 / 11), (40, 0.01), (25, 0.0004)):
+        units = np.rint(rng.choice([1.0, 0.5, 1 / 3, 0.2], n) / QUANTUM)
+        signs = (rng.integers(0, 2, (2000, n)) * 2 - 1).astype(float)
+        critical = critical_sums(units[None, :], threshold, signs, exact_max=16)[0]
+        null = np.abs(signs @ units)
+        for observed in [*np.unique(null)[-40:], *(np.unique(null)[-40:] + 1)]:
+            p = (np.count_nonzero(null >= observed) + 1) / 2001
+            assert (observed > critical) == (p < threshold)
+        if threshold < 1 / 2001:
+            assert critical == np.inf
+
+
+def test_bootstrap_counts_give_the_inference_bootstrap_means():
+    diffs = np.rint(np.random.default_rng(3).normal(0, 0.4, 25) / QUANTUM)
+    counts = bootstrap_counts(25, np.random.default_rng(4), 500)
+    means = bootstrap_means(diffs, np.random.default_rng(4), 500)
+    assert np.array_equal(counts @ diffs / 25, means)
+    assert (counts.sum(axis=1) == 25).all()
+
+
+def test_bisection_finds_the_fewest_plus_signs_and_detection_is_monotone():
+    pool = pool_of(0.75, [1.0, 0.5, 0.5, 1 / 3, 0.25, 0.1, 0.9], n=40)
+    samples = draw_samples(pool, 40, 60, np.random.default_rng(5))
+    signs = np.random.default_rng(6).integers(0, 2, (1000, 40), dtype=np.int8) * 2 - 1
+    critical = critical_sums(samples.magnitudes, 0.01, signs.astype(float), 16)
+    counts = bootstrap_counts(40, np.random.default_rng(7), 500)
+    plus, detected = fewest_plus_signs(samples, critical, counts)
+    n_eff = np.count_nonzero(samples.magnitudes, axis=1)
+    scan = np.array(
+        [detected_with(samples, np.full(60, k), critical, counts) for k in range(41)]
+    )  # (k, sample)
+    for s in range(60):
+        hits = scan[: n_eff[s] + 1, s]
+        assert (np.diff(hits.astype(int)) >= 0).all()  # monotone in the + signs
+        assert detected[s] == hits[-1]
+        if detected[s]:
+            assert plus[s] == int(np.argmax(hits))
+    assert 5 < detected.sum() < 60 and ((plus < n_eff) & detected).sum() > 5
+
+
+def test_simulated_power_matches_the_real_inference_on_simulated_samples():
+    # The simulation's rule (1000 bootstrap resamples, 2000 sign flips, exact sums) against
+    # the inference itself (10000 of each) on 200 samples drawn from the same model.
+    pool = pool_of(0.5, [1.0, 0.5, 0.5, 2 / 3, 1 / 3, 0.25, 0.1], n=80)
+    m, alpha = 4, 0.05
+    thresholds = to_delta(simulate_thresholds(pool, alpha / m, seed=SEED), pool)
+    delta = minimum_detectable(thresholds, 0.6)
+    simulated = float(power_at(thresholds, np.array([delta]))[0])
+    rng = np.random.default_rng(8)
+    q = 0.5 + delta / (2 * pool.max_delta)
+    hits = 0
+    for i in range(200):
+        tie = rng.random(80) < pool.tie_share
+        mags = pool.magnitudes[rng.integers(0, pool.magnitudes.size, 80)] * QUANTUM
+        d = np.where(tie, 0.0, mags * np.where(rng.random(80) < q, 1.0, -1.0))
+        c = paired_comparison(d, np.zeros(80), seed=i, name=("v",), resamples=10_000)
+        hits += c["ci_low"] > 0 and c["p_randomization"] < alpha / m
+    real = hits / 200
+    assert abs(real - simulated) < 0.12, (real, simulated)
+
+
+# --- power and the MDE ----------------------------------------------------------------------
+
+
+def test_power_rises_with_delta_and_with_n():
+    pool = pool_of(0.6, [1.0, 0.5, 0.5, 1 / 3, 0.25, 0.2, 0.1, 0.9])
+    deltas = np.linspace(0, pool.max_delta, 11)
+    curves = {
+        n: power_at(
+            to_delta(simulate_thresholds(pool, 0.01, seed=SEED, settings=FAST, n=n), pool), deltas
+        )
+        for n in (50, 200, 800)
+    }
+    for curve in curves.values():
+        assert (np.diff(curve) >= 0).all() and curve[0] < 0.02
+    middle = 3  # delta = 0.3 of the largest feasible one
+    assert curves[50][middle] + 0.2 < curves[200][middle] < curves[800][middle]
+    assert curves[800][-1] == 1.0
+    mdes = [
+        minimum_detectable(
+            to_delta(simulate_thresholds(pool, 0.01, seed=SEED, settings=FAST, n=n), pool)
+        )
+        for n in (200, 800)
+    ]
+    assert mdes[1] < mdes[0] < pool.max_delta
+
+
+def test_a_known_large_effect_has_an_mde_below_it_and_is_detected():
+    scores = shifted_scores(200)
+    result = run_power(scores, baseline="rg", seed=SEED, settings=FAST)
+    inference = run_inference(scores, baseline="rg", seed=SEED)
+    (good,) = [
+        c
+        for c in inference["comparisons"]
+        if (c["tool"], c["metric"], c["subset"]) == ("good", "rr", "all")
+    ]
+    assert good["verdict"] == "detected better"
+    assert result["mde"] is not None and result["mde"] < good["diff"]
+    assert result["holm_m"] == 5  # four noisy tools and "good"; the twin is left out
+    assert result["identical_tools"] == ["twin"]
+    assert result["pooled_tools"] == ["good", "noise0", "noise1", "noise2", "noise3"]
+    assert result["n"] == 200 and 0 < result["tie_share"] < 1
+    assert result["n_eff"]["twin"] == 0 and result["n_eff"]["good"] > 30
+    assert result["test_alpha"] == 0.05 / 5
+    assert "worst case for a single true effect" in result["metadata"]["holm"]
+
+
+def test_too_few_queries_or_nothing_differing_has_no_mde_and_says_why():
+    few = run_power(shifted_scores(8), baseline="rg", seed=SEED, settings=FAST)
+    assert few["mde"] is None and "fewer than 10 queries" in few["mde_note"]
+    same = make_scores({"rg": [1, 2, 3] * 10, "twin": [1, 2, 3] * 10})
+    none = run_power(same, baseline="rg", seed=SEED, settings=FAST)
+    assert none["mde"] is None and none["tie_share"] == 1.0
+    assert "equals the baseline's" in none["mde_note"]
+    assert {p["power"] for p in none["power_curve"]} == {0.0}
+
+
+def test_a_high_tie_share_makes_every_feasible_difference_undetectable():
+    # two tools differing on 1 and 2 of 30 queries: at most 3/60 differ, and the largest
+    # feasible mean difference cannot reach 80% power
+    base = [2] * 30
+    scores = make_scores({"rg": base, "a": [1] + base[1:], "b": [1, 1] + base[2:]})
+    result = run_power(scores, baseline="rg", seed=SEED, settings=FAST)
+    assert result["mde"] is None and "no mean difference up to the largest" in result["mde_note"]
+    assert result["tie_share"] == pytest.approx(57 / 60)
+    assert result["holm_m"] == 1
+
+
+def test_family_m_follows_tarone():
+    pool = Pool(30, 0.5, np.ones(3), {"a": 0, "b": 5, "c": 6, "d": 25}, ["a"], ["b", "c", "d"])
+    assert family_m(pool, 0.05, 10_000) == 2  # b cannot reach 0.05 (2/32), a is identical
+    assert family_m(pool, 0.01, 10_000) == 1  # c: 2/64 > 0.01
+
+
+def test_nan_scores_are_a_clear_error():
+    scores = shifted_scores(20)
+    scores.loc[scores.index[3], "rr"] = np.nan
+    with pytest.raises(BenchError, match="rerun the score rule"):
+        difference_pool(scores, "rg")
+
+
+# --- output ---------------------------------------------------------------------------------
+
+
+def test_same_seed_same_bytes_other_seed_other_draws():
+    scores = shifted_scores(60)
+    first = power_json(run_power(scores, baseline="rg", seed=SEED, settings=FAST))
+    second = power_json(run_power(scores, baseline="rg", seed=SEED, settings=FAST))
+    other = power_json(run_power(scores, baseline="rg", seed=SEED + 1, settings=FAST))
+    assert first == second and first != other
+    doc = json.loads(first)
+    meta = doc["metadata"]
+    assert (meta["simulations"], meta["bootstrap_resamples"], meta["flip_resamples"]) == (
+        400,
+        1000,
+        2000,
+    )
+    assert meta["seed"] == SEED and meta["power_target"] == 0.8 and meta["metric"] == "rr"
+    assert len(doc["power_curve"]) == 21 and doc["power_curve"][0]["delta"] == 0.0
+
+
+def test_one_corpus_of_a_thousand_queries_in_seconds():
+    scores = shifted_scores(1000)
+    start = time.perf_counter()
+    result = run_power(scores, baseline="rg", seed=SEED)
+    elapsed = time.perf_counter() - start
+    assert result["metadata"]["simulations"] == 1000
+    assert elapsed < 20.0, elapsed  # about 1.5 s alone on 2 cores; generous when shared
+    assert result["mde"] is not None
+
+
+def test_power_script_writes_identical_files_twice(tmp_path):
+    write_scores(shifted_scores(40), tmp_path / "scores.tsv")
+    outputs = []
+    for run in ("a", "b"):
+        snakemake = SimpleNamespace(
+            input=SimpleNamespace(scores=str(tmp_path / "scores.tsv")),
+            params=SimpleNamespace(baseline="rg", seed=SEED, alpha=0.05, resamples=10_000),
+            output=SimpleNamespace(json=str(tmp_path / run / "power.json")),
+            wildcards={"corpus": "c", "track": "code"},
+        )
+        runpy.run_path(str(ROOT / "scripts" / "power.py"), init_globals={"snakemake": snakemake})
+        outputs.append((tmp_path / run / "power.json").read_bytes())
+    assert outputs[0] == outputs[1]
+    meta = json.loads(outputs[0])["metadata"]
+    assert (meta["corpus"], meta["track"], meta["inference_resamples"]) == ("c", "code", 10_000)
+
+
+def test_mde_is_the_smallest_delta_with_enough_power():
+    thresholds = np.array([0.1, 0.2, 0.3, 0.4, np.inf])
+    assert minimum_detectable(thresholds, 0.8) == 0.4
+    assert minimum_detectable(thresholds, 0.6) == 0.3
+    assert minimum_detectable(np.array([0.1, np.inf, np.inf]), 0.8) is None
+    assert list(power_at(thresholds, np.array([0.0, 0.35, 1.0]))) == [0.0, 0.6, 0.8]
+    assert math.isclose(minimum_detectable(np.array([-0.01] * 5)), 0.0)
+
+
+def test_written_power_json_round_trips(tmp_path):
+    result = run_power(shifted_scores(30), baseline="rg", seed=SEED, settings=FAST)
+    write_power(result, tmp_path / "power.json")
+    assert json.loads((tmp_path / "power.json").read_text()) == json.loads(power_json(result))
