@@ -131,6 +131,17 @@ def fast_path_inputs(wildcards) -> dict[str, str]:
     }
 
 
+# timing.enabled: false (quality runs only) leaves the timing stage out of the DAG.
+TIMING_ENABLED = config["timing"]["enabled"]
+
+
+def timing_tables(corpus: str) -> list[str]:
+    """A corpus's timing tables, one per tool; none when timing is off."""
+    if not TIMING_ENABLED:
+        return []
+    return [f"results/{corpus}/timing/{tool}.tsv" for tool in TOOLS]
+
+
 def corpus_targets(corpus: str) -> list[str]:
     track_targets = [
         f"results/{corpus}/{track}/{name}"
@@ -139,7 +150,7 @@ def corpus_targets(corpus: str) -> list[str]:
     ]
     return track_targets + [
         f"results/{corpus}/fileset_audit.tsv",
-        *(f"results/{corpus}/timing/{tool}.tsv" for tool in TOOLS),
+        *timing_tables(corpus),
     ]
 
 

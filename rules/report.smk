@@ -9,7 +9,7 @@ rule report:
         corpus=expand("results/{corpus}/corpus.json", corpus=CORPORA),
         tools="results/tools.json",
         run_status="results/run_status.tsv",
-        timing=expand("results/{corpus}/timing/{tool}.tsv", corpus=CORPORA, tool=TOOLS),
+        timing=[table for corpus in CORPORA for table in timing_tables(corpus)],
         funnel=expand("results/{corpus}/code/funnel.tsv", corpus=CORPORA),
         gt_audit=expand("results/{corpus}/code/gt_audit_summary.tsv", corpus=CORPORA),
         fileset_audit=expand("results/{corpus}/fileset_audit.tsv", corpus=CORPORA),

@@ -26,32 +26,35 @@ rule run_status:
         "../scripts/run_status.py"
 
 
-rule timing:
-    input:
-        root="resources/corpora/{corpus}",
-        queries="results/{corpus}/code/queries.tsv",
-        tools="results/tools.json",
-        index=tool_index,
-        # After this corpus's quality runs, which share their binaries and page cache.
-        quality_runs=expand(
-            "results/{{corpus}}/{track}/raw/{tool}.jsonl", track=TRACKS, tool=TOOLS
-        ),
-    output:
-        "results/{corpus}/timing/{tool}.tsv",
-    log:
-        "results/logs/{corpus}/timing.{tool}.log",
-    benchmark:
-        "results/benchmarks/{corpus}/timing.{tool}.tsv"
-    conda:
-        "../envs/tools.yaml"
-    threads: workflow.cores
-    resources:
-        timing_slot=1,
-    params:
-        spec=lambda wildcards: config["tools"][wildcards.tool],
-        timing=config["timing"],
-        seed=config["seed"],
-        word_match=config["word_match"],
-        code=code_hash("timing"),
-    script:
-        "../scripts/timing.py"
+# timing.enabled: false leaves the rule out, so no timing job can enter the DAG.
+if TIMING_ENABLED:
+
+    rule timing:
+        input:
+            root="resources/corpora/{corpus}",
+            queries="results/{corpus}/code/queries.tsv",
+            tools="results/tools.json",
+            index=tool_index,
+            # After this corpus's quality runs, which share their binaries and page cache.
+            quality_runs=expand(
+                "results/{{corpus}}/{track}/raw/{tool}.jsonl", track=TRACKS, tool=TOOLS
+            ),
+        output:
+            "results/{corpus}/timing/{tool}.tsv",
+        log:
+            "results/logs/{corpus}/timing.{tool}.log",
+        benchmark:
+            "results/benchmarks/{corpus}/timing.{tool}.tsv"
+        conda:
+            "../envs/tools.yaml"
+        threads: workflow.cores
+        resources:
+            timing_slot=1,
+        params:
+            spec=lambda wildcards: config["tools"][wildcards.tool],
+            timing=config["timing"],
+            seed=config["seed"],
+            word_match=config["word_match"],
+            code=code_hash("timing"),
+        script:
+            "../scripts/timing.py"

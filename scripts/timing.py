@@ -1,4 +1,4 @@
-"""Time one tool on a seeded subsample of a corpus's queries: warm-ups, then repeats."""
+"""Time one tool on a seeded subsample of a corpus's queries, within the timing budget."""
 
 import logging
 from pathlib import Path
@@ -6,8 +6,8 @@ from pathlib import Path
 from searchbench.atomic import write_text_atomic
 from searchbench.corpora import corpus_tree
 from searchbench.queries_io import read_queries
-from searchbench.runner import run_tool
-from searchbench.timing import TimingRow, format_timing, timing_sample
+from searchbench.runner import SearchResult, run_tool
+from searchbench.timing import TimingSettings, format_timing, time_queries, timing_sample
 from searchbench.tools import read_tools_json
 
 snakemake = globals()["snakemake"]
@@ -16,38 +16,38 @@ logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(mes
 
 def main() -> None:
     settings = snakemake.params.timing
+    budget = TimingSettings.from_config(settings)
     tool = read_tools_json(snakemake.input.tools)[snakemake.wildcards.tool]
     queries = {q.qid: q for q in read_queries(Path(snakemake.input.queries))}
     index = str(Path(snakemake.input.index[0]).resolve()) if snakemake.input.index else None
-    rows = []
-    for qid in timing_sample(list(queries), settings["queries"], snakemake.params.seed):
-        for repeat in range(1 - settings["warmups"], settings["repeats"] + 1):
-            result = run_tool(
-                tool,
-                queries[qid].query,
-                str(corpus_tree(snakemake.input.root)),
-                settings["timeout_seconds"],
-                None,
-                None,
-                index=index,
-                word=snakemake.params.word_match,
-            )
-            if repeat < 1:  # a warm-up: fills the page cache, not recorded
-                continue
-            rows.append(
-                TimingRow(
-                    qid,
-                    repeat,
-                    result.elapsed,
-                    result.user,
-                    result.sys,
-                    result.peak_rss_kib,
-                    result.rss_source,
-                    result.timed_out,
-                    result.exit_code,
-                )
-            )
-            logging.info("%s %s repeat %d: %.3fs", tool.spec.name, qid, repeat, result.elapsed)
+    root = str(corpus_tree(snakemake.input.root))
+
+    def run_query(qid: str) -> SearchResult:
+        result = run_tool(
+            tool,
+            queries[qid].query,
+            root,
+            settings["timeout_seconds"],
+            None,
+            None,
+            index=index,
+            word=snakemake.params.word_match,
+        )
+        logging.info("%s %s: %.3fs", tool.spec.name, qid, result.elapsed)
+        return result
+
+    qids = timing_sample(list(queries), settings["queries"], snakemake.params.seed)
+    rows = time_queries(qids, budget, run_query)
+    runs = {row.qid: row.runs for row in rows}
+    logging.info(
+        "%s: %d measured runs over %d queries (runs per query %d-%d), budget %.0fs",
+        tool.spec.name,
+        len(rows),
+        len(runs),
+        min(runs.values(), default=0),
+        max(runs.values(), default=0),
+        budget.budget_seconds,
+    )
     write_text_atomic(Path(snakemake.output[0]), format_timing(rows))
 
 

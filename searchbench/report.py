@@ -233,15 +233,20 @@ def cost_summary(rows: Sequence[dict[str, str]]) -> dict[str, dict[str, Any]]:
 
 def timing_summary(rows: Sequence[dict[str, str]]) -> dict[str, Any]:
     """Median over queries of the per-query median wall time; peak RSS is the maximum over
-    every timed query and repeat (the seed's trap: not the first query's)."""
+    every timed query and repeat (the seed's trap: not the first query's). The runs each
+    figure rests on are counted from the rows: the time budget may have cut repeats."""
     per_query: dict[str, list[float]] = {}
     for r in rows:
         per_query.setdefault(r["qid"], []).append(as_float(r["wall"]))
+    runs_per_query = [len(walls) for walls in per_query.values()]
     # 0 marks a run too short to measure (rss_source below-floor), not a zero peak.
     rss = [as_float(r["peak_rss_kib"]) for r in rows if as_float(r["peak_rss_kib"]) > 0]
     return {
         "queries": len(per_query),
-        "samples": len(rows),
+        "runs": len(rows),
+        "min_runs": min(runs_per_query, default=0),
+        "max_runs": max(runs_per_query, default=0),
+        "single_run_queries": runs_per_query.count(1),
         "median_wall_s": median([median(v) for _, v in sorted(per_query.items())]),
         "peak_rss_kib": max(rss) if rss else float("nan"),
         "timeouts": sum(as_bool(r.get("timed_out", "0")) for r in rows),
@@ -250,6 +255,32 @@ def timing_summary(rows: Sequence[dict[str, str]]) -> dict[str, Any]:
             for src, count in sorted(Counter(r.get("rss_source") or "-" for r in rows).items())
         ),
     }
+
+
+def runs_flag(t: dict[str, Any]) -> str:
+    """Words flagging a figure that rests on one run per query (the budget allowed no more)."""
+    single, queries = t["single_run_queries"], t["queries"]
+    if not single:
+        return ""
+    if single == queries:
+        return "one run per query"
+    return f"{single} of {queries} queries on one run"
+
+
+def runs_per_query(t: dict[str, Any]) -> str:
+    low, high = t["min_runs"], t["max_runs"]
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def timing_enabled(config: dict[str, Any]) -> bool:
+    """timing.enabled (default true); false: quality runs only, nothing was timed."""
+    return bool((config.get("timing") or {}).get("enabled", True))
+
+
+TIMING_OFF = (
+    "Timing was not measured in this run (timing.enabled is false in the configuration): "
+    "this report compares search quality only, with no time or memory figures."
+)
 
 
 def effective_verdict(comp: dict[str, Any], min_queries: int) -> str:
@@ -337,6 +368,7 @@ class Model:
     alpha: float
     run_status: list[dict[str, str]] = field(default_factory=list)
     pairs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    timing_enabled: bool = True  # false: the run measured quality only
 
 
 def build_section(
@@ -420,6 +452,7 @@ def build_model(
             sec.warnings.append(f"no inference.json for {c}/{t}: differences are not shown")
         sections.append(sec)
     timing_map: dict[str, dict[str, dict[str, Any]]] = {}
+    timing = timing if timing_enabled(config) else []
     for p in sorted(timing, key=str):
         timing_map.setdefault(corpus_of(p, 2), {})[Path(p).stem] = timing_summary(read_tsv(p))
     all_inputs = [*scores, *inference, *corpus, tools, *timing, *funnel, *gt_audit, *fileset_audit]
@@ -443,6 +476,7 @@ def build_model(
         alpha=alpha,
         run_status=read_tsv(run_status) if run_status is not None else [],
         pairs={corpus_track_of(p): read_json(p).get("pairs", []) for p in inference},
+        timing_enabled=timing_enabled(config),
     )
 
 
@@ -602,12 +636,16 @@ def quality_time_rows(sec: Section, timing: dict[str, dict[str, Any]]) -> list[d
         t = timing.get(tool)
         if not t:
             continue
+        flag = runs_flag(t)
         rows.append(
             {
                 "tool": tool,
+                "label": f"{tool} ({flag})" if flag else tool,
                 "mrr": sec.means["all"][tool]["rr"],
                 "median_wall_ms": t["median_wall_s"] * 1000.0,
                 "peak_rss_mib": t["peak_rss_kib"] / 1024.0,
+                "runs": t["runs"],
+                "queries": t["queries"],
             }
         )
     return rows
@@ -633,9 +671,11 @@ def quality_time_chart(sec: Section, timing: dict[str, dict[str, Any]]) -> Any:
             alt.Tooltip("mrr:Q", format=".3f"),
             alt.Tooltip("median_wall_ms:Q", format=".1f"),
             alt.Tooltip("peak_rss_mib:Q", format=".1f"),
+            "runs:Q",
+            "queries:Q",
         ],
     )
-    labels = base.mark_text(align="left", dx=9, dy=-6).encode(text="tool:N")
+    labels = base.mark_text(align="left", dx=9, dy=-6).encode(text="label:N")
     return (points + labels).properties(
         width=420,
         height=260,
@@ -802,6 +842,8 @@ def md_metric_cell(row: dict[str, Any]) -> str:
 def render_markdown(model: Model) -> str:
     out = ["# Search-ranking benchmark: summary\n"]
     out.append(intro_text(model) + "\n")
+    if not model.timing_enabled:
+        out.append(TIMING_OFF + "\n")
     for sec in model.sections:
         out.append(f"## {sec.corpus} / {sec.track}\n")
         note = evidence_note(sec, model.min_queries)
@@ -1007,7 +1049,21 @@ def cost_table(sec: Section) -> str:
     )
 
 
+def timing_budget_note(config: dict[str, Any]) -> str:
+    """How the runs behind the timing figures were chosen, from the timing settings."""
+    t = config.get("timing") or {}
+    return (
+        f"Every timed query gets one measured run; warm-ups (up to {t.get('warmups', '?')} per "
+        f"query) and further runs (up to {t.get('repeats', '?')} per query) only while the "
+        f"budget of {t.get('budget_seconds', '?')} s per tool and corpus lasts. A tool's figure "
+        "is the median over queries of each query's median; the note column flags figures "
+        "resting on a single run per query."
+    )
+
+
 def timing_table(model: Model, sec: Section) -> str:
+    if not model.timing_enabled:
+        return f'<p class="note">{esc(TIMING_OFF)}</p>\n'
     timing = model.timing.get(sec.corpus, {})
     rows = []
     for tool in sec.tools:
@@ -1017,24 +1073,28 @@ def timing_table(model: Model, sec: Section) -> str:
                 [
                     tool,
                     t["queries"],
-                    t["samples"],
+                    t["runs"],
+                    runs_per_query(t),
                     fmt_num(t["median_wall_s"] * 1000, 1),
                     fmt_num(t["peak_rss_kib"] / 1024, 1),
                     t["rss_sources"],
                     t["timeouts"],
+                    runs_flag(t),
                 ]
             )
     if not rows:
         return '<p class="note">No timing measurements for this corpus.</p>\n'
-    return html_table(
+    return f"<p>{esc(timing_budget_note(model.config))}</p>\n" + html_table(
         [
             "tool",
             "queries",
-            "samples",
+            "runs",
+            "runs per query",
             "median wall (ms)",
             "peak RSS (MiB, max)",
-            "RSS source (samples)",
+            "RSS source (runs)",
             "timeouts",
+            "note",
         ],
         rows,
     )
@@ -1241,6 +1301,7 @@ def render_html(
     body = [
         "<h1>Search-ranking benchmark</h1>",
         f"<p>{intro_html(model)}</p>",
+        *([] if model.timing_enabled else [f'<p class="note">{esc(TIMING_OFF)}</p>']),
         f'<ul>{toc}<li><a href="#runs">how the runs ended</a></li>'
         '<li><a href="#skipped">tools skipped</a></li>'
         '<li><a href="#provenance">provenance</a></li></ul>',

@@ -1,0 +1,108 @@
+"""The report with timing switched off, and the runs behind each timing figure when on."""
+
+import shutil
+from pathlib import Path
+
+from searchbench.report import (
+    TIMING_OFF,
+    build_model,
+    build_report,
+    render_html,
+    render_markdown,
+    section_charts,
+)
+
+FIX = Path(__file__).resolve().parent / "fixtures" / "report" / "results"
+CORPORA = ("alpha", "tiny")
+TIMING_ON = {"enabled": True, "warmups": 1, "repeats": 3, "budget_seconds": 60}
+BASE = {"seed": 20261202, "baseline": "rg", "queries_per_corpus": 30}
+
+
+def inputs(timing: list[str]) -> dict:
+    return {
+        "scores": [str(FIX / c / "code" / "scores.tsv") for c in CORPORA],
+        "inference": [str(FIX / c / "code" / "inference.json") for c in CORPORA],
+        "corpus": [str(FIX / c / "corpus.json") for c in CORPORA],
+        "tools": str(FIX / "tools.json"),
+        "timing": timing,
+        "funnel": [str(FIX / c / "code" / "funnel.tsv") for c in CORPORA],
+        "gt_audit": [str(FIX / c / "code" / "gt_audit_summary.tsv") for c in CORPORA],
+        "fileset_audit": [str(FIX / c / "fileset_audit.tsv") for c in CORPORA],
+    }
+
+
+def test_report_without_timing_says_so_and_shows_no_time_figures(tmp_path: Path) -> None:
+    config = {**BASE, "timing": {"enabled": False}}
+    out = tmp_path / "report"
+    build_report(
+        **inputs([]),
+        config=config,
+        config_hash="x",
+        command="snakemake",
+        html_out=str(out / "index.html"),
+        md_out=str(out / "summary.md"),
+        csv_out=str(out / "summary.csv"),
+        charts_out=str(out / "charts"),
+    )
+    page = (out / "index.html").read_text(encoding="utf-8")
+    # Once at the top, once where each corpus's timing table would be.
+    assert page.count(TIMING_OFF) == 1 + len(CORPORA)
+    for absent in ("median wall", "peak RSS", "No timing measurements", "runs per query"):
+        assert absent not in page
+    assert TIMING_OFF in (out / "summary.md").read_text(encoding="utf-8")
+    charts = sorted(p.relative_to(out / "charts").as_posix() for p in (out / "charts").rglob("*"))
+    assert not [c for c in charts if "quality_time" in c]
+    assert any(c.endswith("forest.svg") for c in charts)  # the quality charts are all there
+
+
+def test_timing_files_are_ignored_when_timing_is_off() -> None:
+    timing = sorted(str(p) for p in FIX.glob("*/timing/*.tsv"))
+    model = build_model(
+        **inputs(timing),
+        config={**BASE, "timing": {"enabled": False}},
+        config_hash="x",
+        command="x",
+    )
+    assert model.timing == {} and not model.timing_enabled
+    assert all("quality_time" not in section_charts(model, sec) for sec in model.sections)
+
+
+def one_run_tree(tmp_path: Path) -> list[str]:
+    """The fixture's timing tables, with rg's cut to one run per query (a spent budget)."""
+    paths = []
+    for src in sorted(FIX.glob("*/timing/*.tsv")):
+        dst = tmp_path / src.relative_to(FIX)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+        paths.append(str(dst))
+    rg = tmp_path / "alpha" / "timing" / "rg.tsv"
+    lines = rg.read_text().splitlines()
+    firsts = [line for line in lines[1:] if line.split("\t")[1] == "1"]
+    rg.write_text("\n".join([lines[0], *firsts]) + "\n")
+    return paths
+
+
+def test_timing_table_and_chart_show_runs_and_flag_single_runs(tmp_path: Path) -> None:
+    model = build_model(
+        **inputs(one_run_tree(tmp_path)),
+        config={**BASE, "timing": TIMING_ON},
+        config_hash="x",
+        command="x",
+    )
+    alpha = next(sec for sec in model.sections if sec.corpus == "alpha")
+    queries = len(alpha.qids)
+    rg, hay = model.timing["alpha"]["rg"], model.timing["alpha"]["hay"]
+    assert (rg["queries"], rg["runs"], rg["single_run_queries"]) == (queries, queries, queries)
+    assert (hay["runs"], hay["min_runs"], hay["max_runs"]) == (3 * queries, 3, 3)
+    page = render_html(model, {}, js_bundle="")
+    table = page[page.index("<h3>Quality vs time", page.index('id="alpha-code"')) :]
+    assert "runs per query" in table and "budget of 60 s per tool and corpus" in table
+    assert f'<td class="name">rg</td><td>{queries}</td><td>{queries}</td><td>1</td>' in table, (
+        "rg: queries, runs, runs per query"
+    )
+    assert "one run per query" in table
+    assert f'<td class="name">hay</td><td>{queries}</td><td>{3 * queries}</td><td>3</td>' in table
+    chart = section_charts(model, alpha)["quality_time"]
+    labels = {row["tool"]: row["label"] for row in chart["data"]["values"]}
+    assert labels["rg"] == "rg (one run per query)" and labels["hay"] == "hay"
+    assert TIMING_OFF not in page and TIMING_OFF not in render_markdown(model)

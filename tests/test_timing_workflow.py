@@ -1,0 +1,66 @@
+"""timing.enabled in the workflow: a dry run plans timing jobs only when timing is on."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def config(corpus: Path, timing: dict) -> dict:
+    return {
+        "seed": 7,
+        "queries_per_corpus": 12,
+        "tools_file": str(REPO / "config" / "tools.yaml"),
+        "languages_file": str(REPO / "config" / "languages.yaml"),
+        "astgrep_rules_dir": str(REPO / "config" / "astgrep"),
+        "baseline": "rg",
+        "timing": timing,
+        "corpora": {"mini": {"source": {"kind": "local", "path": str(corpus)}}},
+    }
+
+
+def job_counts(output: str) -> dict[str, int]:
+    """The dry run's "Job stats" table: rule -> number of jobs."""
+    lines = output[output.index("Job stats:") :].splitlines()[3:]
+    counts = {}
+    for line in lines:
+        parts = line.split()
+        if len(parts) != 2 or not parts[1].isdigit():
+            break
+        counts[parts[0]] = int(parts[1])
+    return counts
+
+
+def dry_run(tmp_path: Path, timing: dict) -> str:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "ring.c").write_text("int ring_reset(void) { return 0; }\n")
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config(corpus, timing)))
+    cmd = [
+        *(sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")),
+        *("-d", str(tmp_path), "--configfile", str(tmp_path / "config.yaml")),
+        *("--workflow-profile", "none", "-n", "--cores", "2"),
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert not (tmp_path / "results").exists()
+    return proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_timing_jobs_are_planned_only_when_timing_is_enabled(tmp_path: Path, enabled: bool):
+    output = dry_run(tmp_path, {"enabled": enabled, "queries": 2})
+    jobs = job_counts(output)
+    # One search job per available tool; as many timing jobs, or none at all.
+    assert jobs["search"] >= 2 and jobs["report"] == 1 and jobs["run_status"] == 1
+    assert jobs.get("timing", 0) == (jobs["search"] if enabled else 0)
+    assert ("results/mini/timing/" in output) is enabled
+
+
+def test_timing_defaults_to_enabled(tmp_path: Path):
+    jobs = job_counts(dry_run(tmp_path, {}))
+    assert jobs["timing"] == jobs["search"]
