@@ -1,0 +1,166 @@
+"""Run the workflow once and print where its wall time went (issue 7's targets).
+
+    bench_scale.py [--configfile F] [--cores N] [--quality-only] [--fresh] [-- SNAKEMAKE_ARGS]
+
+Runs Snakemake on the configuration (all targets, or with --quality-only the quality runs:
+every corpus's inference, file-set audit and ground-truth audit, no timing), measures the
+wall time of that one run, then reads what the jobs recorded (results/benchmarks/, raw
+records, fast-path checks) and prints:
+
+- wall time, and job-seconds per rule for the jobs this run executed;
+- the critical path: per corpus, the chain fetch -> symbols -> queries -> containment ->
+  (the slowest tool's list_files + fast_path_check + search) -> score -> inference, the
+  longest over corpora; wall / critical path says how far the schedule is from it;
+- the tool processes' own time on that path (the slowest tool's searches as the runner
+  timed them) against the job time around them: the runner's overhead per search;
+- per corpus and tool: how many quality runs used the fast path, and each check's outcome.
+
+--fresh deletes the configuration's results and checkouts first (a run from nothing).
+Figures are for this machine and this run; ratios are what to compare across machines.
+"""
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+CHAIN = ("fetch_corpus", "symbols", "queries", "containment")
+PER_TOOL = ("build_index", "list_files", "fast_path_check", "search")
+AFTER = ("score", "inference", "power")
+
+
+def benchmark_seconds(path: Path) -> float:
+    lines = path.read_text().splitlines()
+    return float(lines[1].split("\t")[0]) if len(lines) > 1 else 0.0
+
+
+def job_times(results: Path, since: float) -> dict[tuple[str, str, str], float]:
+    """(corpus or '', rule, tool or '') -> seconds, for benchmark files written since `since`."""
+    times = {}
+    for path in (results / "benchmarks").rglob("*.tsv"):
+        if path.stat().st_mtime < since:
+            continue
+        parts = path.relative_to(results / "benchmarks").parts
+        corpus = parts[0] if len(parts) > 1 else ""
+        rule, _, tool = path.stem.partition(".")
+        times[(corpus, rule, tool)] = benchmark_seconds(path)
+    return times
+
+
+def critical_path(times: dict[tuple[str, str, str], float]) -> tuple[float, str, str]:
+    """(seconds, corpus, slowest tool) of the longest per-corpus chain of jobs."""
+    best = (0.0, "", "")
+    for corpus in sorted({c for c, _, _ in times if c}):
+        chain = sum(times.get((corpus, rule, ""), 0.0) for rule in CHAIN + AFTER)
+        tools = {t for c, r, t in times if c == corpus and r in PER_TOOL and t}
+        per_tool = {
+            tool: sum(times.get((corpus, rule, tool), 0.0) for rule in PER_TOOL) for tool in tools
+        }
+        slowest = max(per_tool, key=per_tool.get, default="")
+        total = chain + per_tool.get(slowest, 0.0)
+        if total > best[0]:
+            best = (total, corpus, slowest)
+    return best
+
+
+def raw_seconds(results: Path, corpus: str, tool: str) -> tuple[float, int, int]:
+    """(sum of elapsed, runs, fast-path runs) over a tool's raw records of a corpus."""
+    total, runs, fast = 0.0, 0, 0
+    for raw in (results / corpus).glob(f"*/raw/{tool}.jsonl"):
+        for line in raw.read_text().splitlines():
+            record = json.loads(line)
+            total += record["elapsed"]
+            runs += 1
+            fast += bool(record.get("fast_path"))
+    return total, runs, fast
+
+
+def fast_path_table(results: Path, corpora: list[str]) -> list[str]:
+    lines = ["corpus\ttool\tfast_runs/runs\tcheck (queries checked/planned)"]
+    for corpus in corpora:
+        for raw in sorted((results / corpus).glob("*/raw/*.jsonl")):
+            tool = raw.stem
+            _, runs, fast = raw_seconds(results, corpus, tool)
+            check_path = raw.parent.parent / "fastpath" / f"{tool}.json"
+            if check_path.exists():
+                check = json.loads(check_path.read_text())
+                outcome = (
+                    f"{'equivalent' if check['equivalent'] else 'NOT equivalent'} "
+                    f"({check['queries_checked']}/{check.get('queries_planned', '?')})"
+                )
+            else:
+                outcome = "no fast path"
+            lines.append(f"{corpus}\t{tool}\t{fast}/{runs}\t{outcome}")
+    return lines
+
+
+def targets(config: dict, quality_only: bool) -> list[str]:
+    if not quality_only:
+        return []
+    out = []
+    for corpus in sorted(config["corpora"]):
+        out += [
+            f"results/{corpus}/code/inference.json",
+            f"results/{corpus}/code/gt_audit_summary.tsv",
+            f"results/{corpus}/fileset_audit.tsv",
+        ]
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--configfile", default="config/config.yaml")
+    parser.add_argument("--cores", default="all")
+    parser.add_argument("--quality-only", action="store_true")
+    parser.add_argument("--fresh", action="store_true")
+    parser.add_argument("snakemake_args", nargs="*")
+    args = parser.parse_args(argv)
+    config = yaml.safe_load((REPO / args.configfile).read_text())
+    corpora = sorted(config["corpora"])
+    results = REPO / "results"
+    if args.fresh:
+        for corpus in corpora:
+            for path in (results / corpus, REPO / "resources" / "corpora" / corpus):
+                shutil.rmtree(path, ignore_errors=True)
+            shutil.rmtree(results / "benchmarks" / corpus, ignore_errors=True)
+    command = [sys.executable, "-m", "snakemake", "--cores", args.cores]
+    command += ["--configfile", args.configfile, *targets(config, args.quality_only)]
+    command += args.snakemake_args
+    start = time.time()
+    proc = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+    wall = time.time() - start
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr[-3000:])
+        return proc.returncode
+    times = job_times(results, start)
+    per_rule: dict[str, list[float]] = defaultdict(list)
+    for (_, rule, _), seconds in times.items():
+        per_rule[rule].append(seconds)
+    print(f"command\t{' '.join(command[2:])}")
+    print(f"wall\t{wall:.1f} s\t({len(times)} jobs ran)")
+    for rule, values in sorted(per_rule.items(), key=lambda kv: -sum(kv[1])):
+        print(f"rule {rule}\t{sum(values):.1f} job-s\t{len(values)} jobs")
+    path_seconds, corpus, tool = critical_path(times)
+    if path_seconds:
+        print(f"critical path\t{path_seconds:.1f} s\t(corpus {corpus}, slowest tool {tool})")
+        print(f"wall / critical path\t{wall / path_seconds:.2f}")
+        own, runs, _ = raw_seconds(results, corpus, tool)
+        search_job = times.get((corpus, "search", tool), 0.0)
+        if search_job:
+            print(
+                f"tool processes' own time on it\t{own:.1f} s in {runs} searches, "
+                f"inside a {search_job:.1f} s search job (ratio {search_job / max(own, 1e-9):.2f})"
+            )
+    print("\n".join(fast_path_table(results, corpora)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
