@@ -1,10 +1,14 @@
 """The timing budget: which runs happen for given durations, and the table they produce."""
 
 import os
+import runpy
+import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from searchbench.corpora import corpus_tree
 from searchbench.report import read_tsv, runs_flag, timing_summary
 from searchbench.runner import run_tool
 from searchbench.timing import (
@@ -16,7 +20,7 @@ from searchbench.timing import (
     time_queries,
     timing_sample,
 )
-from searchbench.tools import load_tools, resolve_tools
+from searchbench.tools import load_tools, resolve_tools, write_tools_json
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT = TimingSettings(warmups=1, repeats=3, budget_seconds=60)
@@ -165,3 +169,33 @@ def test_runs_flag_names_the_queries_resting_on_one_run() -> None:
     summary = timing_summary(rows)
     assert (summary["min_runs"], summary["max_runs"]) == (1, 2)
     assert runs_flag(summary) == "1 of 3 queries on one run"
+
+
+def test_the_rule_script_writes_the_budgeted_table(rg, corpus: Path, tmp_path: Path) -> None:
+    """scripts/timing.py as the timing rule runs it: seeded queries, runs recorded per row."""
+    resources = tmp_path / "resources"
+    shutil.copytree(corpus, corpus_tree(resources))
+    write_tools_json({"rg": rg}, tmp_path / "tools.json")
+    queries = tmp_path / "queries.tsv"
+    symbols = ["ring_advance", "ring_reset", "absent_symbol_xyz", "return"]
+    queries.write_text(
+        "qid\tquery\tlanguage\tkind\tpath\tline\teligibility\n"
+        + "".join(f"q{i}\t{s}\tc\tfunction\tring.c\t1\t-\n" for i, s in enumerate(symbols))
+    )
+    timing = {"queries": 2, "warmups": 1, "repeats": 2, "budget_seconds": 60}
+    out = tmp_path / "rg.tsv"
+    smk = SimpleNamespace(
+        input=SimpleNamespace(
+            root=str(resources), queries=str(queries), tools=str(tmp_path / "tools.json"), index=[]
+        ),
+        output=[str(out)],
+        log=[str(tmp_path / "timing.log")],
+        wildcards=SimpleNamespace(tool="rg"),
+        params=SimpleNamespace(timing={**timing, "timeout_seconds": 30}, seed=5, word_match=False),
+    )
+    runpy.run_path(str(REPO / "scripts" / "timing.py"), init_globals={"snakemake": smk})
+    rows = read_tsv(out)
+    picked = timing_sample([f"q{i}" for i in range(4)], 2, seed=5)
+    assert [(r["qid"], r["repeat"], r["runs"], r["warmups"]) for r in rows] == [
+        (q, k, "2", "1") for q in picked for k in ("1", "2")
+    ]
