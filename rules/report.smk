@@ -6,6 +6,9 @@ rule report:
         inference=expand(
             "results/{corpus}/{track}/inference.json", corpus=CORPORA, track=TRACKS
         ),
+        power=expand(
+            "results/{corpus}/{track}/power.json", corpus=CORPORA, track=TRACKS
+        ),
         corpus=expand("results/{corpus}/corpus.json", corpus=CORPORA),
         tools="results/tools.json",
         run_status="results/run_status.tsv",

@@ -1,6 +1,7 @@
 """Snakemake entry of rule `report`: every artifact in, results/report/ out.
 
-input:  scores, inference, corpus, timing, funnel, gt_audit, fileset_audit (lists), tools
+input:  scores, inference, power, corpus, timing, funnel, gt_audit, fileset_audit (lists),
+        tools
 params: config (dict), config_hash (str), command (str)
 output: html, md, csv, charts (directory)
 """
@@ -38,6 +39,7 @@ def main(smk: object) -> None:
         csv_out=str(out.csv),
         charts_out=str(out.charts),
         run_status=getattr(inp, "run_status", None),
+        power=as_list(getattr(inp, "power", [])),
     )
 
 

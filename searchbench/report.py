@@ -39,8 +39,15 @@ METRICS: tuple[tuple[str, str], ...] = (
 )
 METRIC_LABEL = dict(METRICS)
 SUBSETS = ("all", "discriminating")
-VERDICTS = ("detected better", "detected worse", "tests disagree", "not detected", "not evidence")
-VERDICT_COLOURS = ("#1b7837", "#b2182b", "#e08214", "#666666", "#bbbbbb")
+VERDICTS = (
+    "detected better",
+    "detected worse",
+    "tests disagree",
+    "not detected",
+    "not evidence",
+    "identical",
+)
+VERDICT_COLOURS = ("#1b7837", "#b2182b", "#e08214", "#666666", "#bbbbbb", "#6baed6")
 DETECTED = frozenset({"detected better", "detected worse"})
 RANK_BUCKETS = ("1", "2-3", "4-10", ">10", "absent")
 BUCKET_COLOURS = ("#1b7837", "#7fbc41", "#fdb863", "#e66101", "#bbbbbb")
@@ -74,8 +81,9 @@ def load_inference(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any
 
     Layout (searchbench.inference): {"metadata": {seed, resamples, alpha, primary_metric,
     family, baseline, min_queries, ...}, "comparisons": [{tool, baseline, metric, subset, n,
-    n_eff, mean_tool, mean_base, diff, ci_low, ci_high, p_randomization, p_holm, verdict}],
-    "pairs": [...] (optional, not shown)}. Metadata at the top level is accepted too.
+    n_eff, mean_tool, mean_base, diff, ci_low, ci_high, p_randomization, p_holm, holm_m,
+    holm_excluded, identical, verdict}], "pairs": [...] (optional, the all-pairs matrix)}.
+    Metadata at the top level is accepted too.
     Adapt only this function if the producer's layout changes.
     """
     doc = read_json(path)
@@ -284,9 +292,10 @@ TIMING_OFF = (
 
 
 def effective_verdict(comp: dict[str, Any], min_queries: int) -> str:
-    """The producer's verdict, except that under `min_queries` queries it is never a claim."""
+    """The producer's verdict, except that under `min_queries` queries it is never a claim
+    (identical is a fact, not a claim: it stays)."""
     verdict = " ".join(str(comp.get("verdict", "not detected")).replace("_", " ").split())
-    if int(as_float(comp.get("n", 0)) or 0) < min_queries:
+    if verdict != "identical" and int(as_float(comp.get("n", 0)) or 0) < min_queries:
         return "not evidence"
     return verdict
 
@@ -368,6 +377,7 @@ class Model:
     alpha: float
     run_status: list[dict[str, str]] = field(default_factory=list)
     pairs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    power: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     timing_enabled: bool = True  # false: the run measured quality only
 
 
@@ -436,6 +446,7 @@ def build_model(
     config_hash: str,
     command: str,
     run_status: str | Path | None = None,
+    power: Sequence[str | Path] = (),
 ) -> Model:
     """Read every input and compute what the report shows."""
     baseline = str(config.get("baseline", "rg"))
@@ -458,6 +469,7 @@ def build_model(
     all_inputs = [*scores, *inference, *corpus, tools, *timing, *funnel, *gt_audit, *fileset_audit]
     if run_status is not None:
         all_inputs.append(run_status)
+    all_inputs.extend(power)
     return Model(
         sections=sections,
         tools=load_tools(tools),
@@ -476,6 +488,7 @@ def build_model(
         alpha=alpha,
         run_status=read_tsv(run_status) if run_status is not None else [],
         pairs={corpus_track_of(p): read_json(p).get("pairs", []) for p in inference},
+        power={corpus_track_of(p): read_json(p) for p in power},
         timing_enabled=timing_enabled(config),
     )
 
@@ -823,6 +836,8 @@ def md_metric_cell(row: dict[str, Any]) -> str:
     verdict = row["verdict"]
     if verdict == "baseline":
         return f"{fmt_num(row['mean'])} (baseline)"
+    if verdict == "identical":
+        return f"{fmt_num(row['mean'])} (identical to the baseline)"
     if row["diff"] is None:
         return fmt_num(row["mean"])
     text = (
@@ -859,6 +874,9 @@ def render_markdown(model: Model) -> str:
                 cells = [md_metric_cell(r) for r in rows if r["tool"] == tool]
                 body.append([tool, *cells])
             out.append(md_table(["tool", *[lbl for _, lbl in METRICS]], body))
+        holm = holm_note(sec.meta, sec.baseline)
+        out += [holm + "\n"] if holm else []
+        out += power_markdown(model.power.get((sec.corpus, sec.track)))
         for w in sec.warnings:
             out.append(f"- warning: {w}\n")
     skipped = skipped_tools(model)
@@ -890,8 +908,12 @@ def intro_text(model: Model) -> str:
         "randomization p-value, Holm-adjusted over the family of comparisons. A difference is "
         f"**detected** (bold) only when the interval excludes 0 and the test rejects at "
         f"α = {model.alpha:g}; where the two disagree the row says *tests disagree* and the "
-        f"conservative reading is taken. Fewer than {model.min_queries} queries: *not "
-        "evidence*, never bold."
+        f"conservative reading is taken. Fewer than {model.min_queries} queries, or too "
+        "few queries where the two tools differ for any result to reach α: *not evidence*, "
+        "never bold. A tool that ranks the right file exactly as the baseline does on every "
+        "query is *identical*. Beside the differences, the minimum detectable MRR difference "
+        "(80% power, simulated from the corpus's own ties and differences) tells *not "
+        "detected* from *could not have been detected*."
     )
 
 
@@ -911,6 +933,8 @@ td.not-evidence,span.not-evidence{color:#9a9a9a}
 .badge{display:inline-block;border-radius:3px;padding:0 4px;font-size:11px}
 .badge.not-evidence{background:#eee;color:#888;border:1px solid #ccc}
 .badge.disagree{background:#fff3e0;color:#8a4b00;border:1px solid #e08214}
+.badge.identical{background:#eef5fb;color:#2f6690;border:1px solid #6baed6}
+td.identical,span.identical{color:#2f6690}
 .verdict.detected{font-weight:bold}
 .note{background:#f7f7f7;border-left:4px solid #bbb;padding:.4em .8em}
 .warn{background:#fff3e0;border-left:4px solid #e08214;padding:.4em .8em}
@@ -949,6 +973,8 @@ def verdict_cell(verdict: str, attrs: str) -> str:
     elif verdict == "not evidence":
         vtext = '<span class="badge not-evidence">not evidence</span>'
         vcls = "verdict not-evidence"
+    elif verdict == "identical":
+        vtext, vcls = '<span class="badge identical">identical</span>', "verdict identical"
     else:
         vtext, vcls = esc(verdict), "verdict"
     return f'<td class="name {vcls}" {attrs} data-field="verdict">{vtext}</td>'
@@ -960,7 +986,9 @@ def metric_cells(row: dict[str, Any]) -> str:
     attrs = f'data-tool="{esc(row["tool"])}" data-metric="{esc(row["metric"])}"'
     verdict = row["verdict"]
     detected = verdict in DETECTED
-    klass = ' class="not-evidence"' if verdict == "not evidence" else ""
+    klass = {"not evidence": ' class="not-evidence"', "identical": ' class="identical"'}.get(
+        verdict, ""
+    )
 
     def cell(field_name: str, text: str) -> str:
         inner = f"<strong>{esc(text)}</strong>" if detected else esc(text)
@@ -1192,7 +1220,9 @@ LEGEND_NOTE = (
     "Bold: detected (interval excludes 0 and the test rejects). † tests disagree: the "
     "bootstrap interval and the randomization test give different answers; the conservative "
     "reading (not detected) is taken. Grey: not evidence (fewer queries than the minimum, or "
-    "so few queries where the two tools differ that no test could reach α)."
+    "so few queries where the two tools differ that no test could reach α). Identical: the "
+    "tool ranks the right file exactly as the baseline on every query (nothing to test). "
+    "Holm p is – where the comparison left the Holm family (Tarone's rule, listed above)."
 )
 
 
@@ -1225,13 +1255,17 @@ def section_html(
         f"seed {esc(meta.get('seed', '?'))}, α = {esc(meta.get('alpha', '?'))}; family: "
         f"{esc(meta.get('family', 'not stated'))}.</p>"
     )
+    holm = holm_note(meta, sec.baseline)
+    out += [f'<p class="note">{esc(holm)}</p>'] if holm else []
     out += [f'<p class="warn">{esc(w)}</p>' for w in sec.warnings]
     for subset in SUBSETS:
         title = "All queries" if subset == "all" else "Discriminating queries (not trivial)"
         out.append(f"<h3>{title} (n = {len(sec.subset_qids(subset))})</h3>")
         out.append(results_table(sec, subset))
     out.append(f'<p class="note">{esc(LEGEND_NOTE)}</p>')
-    out += pairs_html(model.pairs.get((sec.corpus, sec.track), []), model.min_queries)
+    out += power_html(model.power.get((sec.corpus, sec.track)), sec)
+    pairs = model.pairs.get((sec.corpus, sec.track), [])
+    out += pairs_html(pairs, model.min_queries, sec.baseline, meta)
     for kind in ("forest", "ranks"):
         if kind in sec_specs:
             out.append(f"<h3>{CHART_TITLES[kind]}</h3>")
@@ -1247,8 +1281,100 @@ def section_html(
     return out
 
 
-def pairs_html(pairs: list[dict[str, Any]], min_queries: int) -> list[str]:
-    """Every pair of tools on the primary metric over all queries: row minus column."""
+def holm_note(meta: dict[str, Any], baseline: str) -> str | None:
+    """Which comparisons left the vs-baseline Holm family (Tarone's rule), and its sizes."""
+    sizes = meta.get("holm_m")
+    if not isinstance(sizes, dict):
+        return None
+    parts = [
+        f"{label} {sizes[m].get('all', '?')} (all), {sizes[m].get('discriminating', '?')} "
+        "(discriminating)"
+        for m, label in METRICS
+        if isinstance(sizes.get(m), dict)
+    ]
+    text = "Holm family sizes m after Tarone's rule: " + "; ".join(parts) + "."
+    identical = [str(t) for t in meta.get("identical_tools") or []]
+    if identical:
+        text += f" Left out as identical to {baseline} (nothing to test): {', '.join(identical)}."
+    unreachable: dict[str, list[str]] = {}
+    for e in meta.get("holm_excluded") or []:
+        if str(e.get("reason", "")).startswith("cannot reach"):
+            where = f"{METRIC_LABEL.get(e['metric'], e['metric'])} {e['subset']}"
+            unreachable.setdefault(str(e["tool"]), []).append(f"{where}: n_eff {e['n_eff']}")
+    if unreachable:
+        text += (
+            " Left out because too few queries differ for any p to reach α (their verdict is "
+            "not evidence): "
+            + "; ".join(f"{t} ({', '.join(v)})" for t, v in sorted(unreachable.items()))
+            + "."
+        )
+    return text
+
+
+def power_reading(comp: dict[str, Any] | None, mde: float | None) -> str:
+    """Whether a tool's observed MRR difference was detected, or could not have been."""
+    if comp is None:
+        return "no comparison"
+    verdict = comp["verdict_shown"]
+    if verdict in DETECTED or verdict == "identical":
+        return verdict
+    if mde is None:
+        return f"{verdict}: no feasible difference was detectable"
+    size = abs(as_float(comp.get("diff")))
+    if size < mde:
+        return f"{verdict}: |diff| below the MDE, could not reliably have been detected"
+    return f"{verdict}: |diff| at or above the MDE"
+
+
+def power_summary(power: dict[str, Any]) -> str:
+    """One sentence: the MDE and what it rests on."""
+    mde = power.get("mde")
+    head = (
+        f"Minimum detectable MRR difference at {as_float(power['metadata']['power_target']):.0%} "
+        f"power (all queries): {fmt_num(mde)}"
+        if mde is not None
+        else f"Minimum detectable MRR difference: none ({power.get('mde_note', '')})"
+    )
+    return (
+        f"{head}. It rests on n = {power['n']} queries, a tie share of "
+        f"{as_float(power['tie_share']):.0%} (pooled over {len(power['pooled_tools'])} tools "
+        f"that differ from the baseline; expected n_eff {fmt_num(power['n_eff_expected'], 1)}) "
+        f"and {power['metadata']['simulations']} simulated samples; detected = the 95% interval "
+        f"excludes 0 and the sign-flip p < α/m = {fmt_p(power['test_alpha'])} (m = "
+        f"{power['holm_m']}: Holm's first step, the worst case for one true effect in the family). "
+        f"Largest feasible difference at this tie share: {fmt_num(power['max_feasible_delta'])}."
+    )
+
+
+def power_html(power: dict[str, Any] | None, sec: Section) -> list[str]:
+    """The MDE beside each tool's observed MRR difference: not detected vs not detectable."""
+    if not power:
+        return []
+    mde = power.get("mde")
+    rows = []
+    for tool in sec.tools:
+        if tool == sec.baseline:
+            continue
+        comp = sec.comparisons.get((tool, "rr", "all"))
+        diff = fmt_signed(comp.get("diff")) if comp else "–"
+        n_eff = power.get("n_eff", {}).get(tool, comp.get("n_eff") if comp else "–")
+        rows.append([tool, n_eff, diff, power_reading(comp, mde)])
+    return [
+        "<h3>What these queries could detect (MRR, all queries)</h3>",
+        f"<p>{esc(power_summary(power))}</p>",
+        html_table(["tool", "n_eff", f"MRR diff vs {sec.baseline}", "reading"], rows),
+    ]
+
+
+def power_markdown(power: dict[str, Any] | None) -> list[str]:
+    return [power_summary(power) + "\n"] if power else []
+
+
+def pairs_html(
+    pairs: list[dict[str, Any]], min_queries: int, baseline: str = "", meta: dict | None = None
+) -> list[str]:
+    """Every pair of tools on the primary metric over all queries: row minus column. A pair
+    with the baseline is its vs-baseline comparison (one test, one verdict), marked ‡."""
     cells = {
         (c["tool"], c["baseline"]): c
         for c in pairs
@@ -1275,14 +1401,23 @@ def pairs_html(pairs: list[dict[str, Any]], min_queries: int) -> list[str]:
                 text += "†"
             elif verdict == "not evidence":
                 text = f'<span class="not-evidence">{text}</span>'
+            elif verdict == "identical":
+                text = '<span class="identical" title="identical">≡</span>'
+            if comp.get("family") == "vs-baseline":
+                text += "‡"
             line.append(f'<td class="num">{text}</td>')
         rows.append("<tr>" + "".join(line) + "</tr>")
     head = "<tr><th></th>" + "".join(f"<th>{esc(t)}</th>" for t in tools) + "</tr>"
+    m = ((meta or {}).get("pairs_holm_m") or {}).get("rr", {}).get("all", "?")
     return [
         "<h3>All pairs (MRR, all queries)</h3>",
-        "<p>Mean paired MRR difference, row tool minus column tool, with the same two tests; "
-        "Holm-adjusted within this separate family of all pairs. Bold: detected; †: tests "
-        "disagree; grey: not evidence.</p>",
+        "<p>Mean paired MRR difference, row tool minus column tool, with the same two tests. "
+        f"‡: a pair with the baseline {esc(baseline)} is its vs-baseline comparison of the "
+        "tables above, repeated as it is (same numbers, same verdict: one test per pair). The "
+        f"other cells are the all-pairs family: Holm over the pairs of tools other than "
+        f"{esc(baseline)} that can reach α (m = {esc(m)}), which keeps their family-wise error "
+        "rate at α (with the vs-baseline family, at most 2α). Bold: detected; †: tests "
+        "disagree; grey: not evidence; ≡: identical.</p>",
         f'<table class="pairs">{head}{"".join(rows)}</table>',
     ]
 
@@ -1394,6 +1529,7 @@ def build_report(
     csv_out: str | Path,
     charts_out: str | Path,
     run_status: str | Path | None = None,
+    power: Sequence[str | Path] = (),
 ) -> Model:
     """Paths in, paths out: read every artifact and write the report files."""
     import vl_convert as vlc
@@ -1411,6 +1547,7 @@ def build_report(
         config_hash,
         command,
         run_status,
+        power,
     )
     vl_version = _vl_version()
     specs = {(s.corpus, s.track): section_charts(model, s) for s in model.sections}

@@ -19,6 +19,7 @@ from searchbench.inference import (
     paired_comparison,
     randomization_p,
     run_inference,
+    write_inference,
 )
 from searchbench.metrics import write_scores
 from searchbench.power import (
@@ -287,3 +288,97 @@ def test_written_power_json_round_trips(tmp_path):
     result = run_power(shifted_scores(30), baseline="rg", seed=SEED, settings=FAST)
     write_power(result, tmp_path / "power.json")
     assert json.loads((tmp_path / "power.json").read_text()) == json.loads(power_json(result))
+
+
+# --- the report -----------------------------------------------------------------------------
+
+
+def report_model(tmp_path: Path):
+    """The report fixture's alpha corpus plus a tool identical to the baseline, through the
+    real inference and power steps, read by the report."""
+    from searchbench.metrics import read_scores
+    from searchbench.report import build_model
+
+    fix = ROOT / "tests" / "fixtures" / "report" / "results"
+    scores = read_scores(fix / "alpha" / "code" / "scores.tsv")
+    twin = scores[scores["tool"] == "rg"].assign(tool="twin")
+    scores = pd.concat([scores, twin], ignore_index=True)
+    out = tmp_path / "alpha" / "code"
+    out.mkdir(parents=True)
+    write_scores(scores, out / "scores.tsv")
+    inference = run_inference(scores, baseline="rg", seed=SEED, resamples=2000, all_pairs=True)
+    write_inference(inference, out / "inference.json", out / "inference.tsv")
+    power = run_power(scores, baseline="rg", seed=SEED, settings=FAST)
+    write_power(power, out / "power.json")
+    model = build_model(
+        scores=[str(out / "scores.tsv")],
+        inference=[str(out / "inference.json")],
+        corpus=[str(fix / "alpha" / "corpus.json")],
+        tools=str(fix / "tools.json"),
+        timing=[],
+        funnel=[str(fix / "alpha" / "code" / "funnel.tsv")],
+        gt_audit=[str(fix / "alpha" / "code" / "gt_audit_summary.tsv")],
+        fileset_audit=[str(fix / "alpha" / "fileset_audit.tsv")],
+        config={"seed": SEED, "baseline": "rg"},
+        config_hash="x",
+        command="snakemake",
+        power=[str(out / "power.json")],
+    )
+    return model, inference, power
+
+
+def test_report_shows_the_mde_identical_and_what_left_holm(tmp_path):
+    from searchbench.report import render_html, render_markdown
+
+    model, inference, power = report_model(tmp_path)
+    html = render_html(model, {}, "")
+    section = html.split('id="alpha-code"')[1]
+    # identical: a verdict of its own, badge and colour, in every table of the twin
+    assert section.count('<span class="badge identical">identical</span>') == 6
+    assert '<td class="identical" data-tool="twin"' in section
+    # which comparisons left the Holm family and why, and the sizes left
+    m = inference["metadata"]["holm_m"]["rr"]["all"]
+    assert f"Holm family sizes m after Tarone&#x27;s rule: MRR {m} (all)" in section
+    assert "Left out as identical to rg (nothing to test): twin." in section
+    # the MDE, what it rests on, and each tool's reading beside its observed difference
+    block = section.split("What these queries could detect")[1].split("</table>")[0]
+    mde = power["mde"]
+    expected = f"{mde:.3f}" if mde is not None else "none"
+    assert f"power (all queries): {expected}" in block or expected == "none"
+    assert f"n = {power['n']} queries" in block and "tie share of" in block
+    assert f"m = {power['holm_m']}" in block and "expected n_eff" in block
+    hay = next(c for c in inference["comparisons"] if c["tool"] == "hay" and c["metric"] == "rr"
+               and c["subset"] == "all")  # fmt: skip
+    assert f"<td>{hay['diff']:+.3f}</td>" in block
+    assert "<td>identical</td>" in block  # the twin's reading
+    readings = [r for r in ("could not reliably have been detected", "at or above the MDE",
+                            "no feasible difference", "detected better", "detected worse")
+                if r in block]  # fmt: skip
+    assert readings
+    # pairs with the baseline repeat the vs-baseline comparison, marked, with its verdict
+    pairs = section.split("All pairs (MRR, all queries)")[1].split("</table>")[0]
+    assert "‡" in pairs and "one test per pair" in pairs and "≡" in pairs
+    assert f"{hay['diff']:+.3f}" in pairs
+    md = render_markdown(model)
+    assert "(identical to the baseline)" in md and "Minimum detectable MRR difference" in md
+    assert "Left out as identical to rg" in md and "Tarone's rule" in md
+
+
+def test_report_says_when_nothing_could_have_been_detected():
+    from searchbench.report import Section, power_html, power_reading
+
+    assert power_reading({"verdict_shown": "not detected", "diff": 0.02}, 0.05).endswith(
+        "could not reliably have been detected"
+    )
+    assert power_reading({"verdict_shown": "not detected", "diff": 0.08}, 0.05).endswith(
+        "at or above the MDE"
+    )
+    assert "no feasible difference" in power_reading(
+        {"verdict_shown": "not evidence", "diff": 0.3}, None
+    )
+    base = [2] * 30
+    scores = make_scores({"rg": base, "a": [1] + base[1:]})
+    power = run_power(scores, baseline="rg", seed=SEED, settings=FAST)
+    sec = Section("c", "code", "rg", ["rg", "a"], [], set(), {}, {}, {}, {}, {})
+    html = "".join(power_html(power, sec))
+    assert "Minimum detectable MRR difference: none (no mean difference up to" in html
