@@ -186,6 +186,7 @@ def test_a_known_large_effect_has_an_mde_below_it_and_is_detected():
     assert good["verdict"] == "detected better"
     assert result["mde"] is not None and result["mde"] < good["diff"]
     assert result["holm_m"] == 5  # four noisy tools and "good"; the twin is left out
+    assert result["holm_m"] == inference["metadata"]["holm_m"]["rr"]["all"]
     assert result["identical_tools"] == ["twin"]
     assert result["pooled_tools"] == ["good", "noise0", "noise1", "noise2", "noise3"]
     assert result["n"] == 200 and 0 < result["tie_share"] < 1
