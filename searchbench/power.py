@@ -108,6 +108,8 @@ class Pool:
 
 def difference_pool(scores: pd.DataFrame, baseline: str, metric: str = PRIMARY_METRIC) -> Pool:
     """Per-query differences of every tool against the baseline, pooled (see the docstring)."""
+    if scores.duplicated(["qid", "tool"]).any():
+        raise BenchError("scores have a (qid, tool) pair twice; rerun the score rule")
     wide = scores.pivot(index="qid", columns="tool", values=metric).sort_index()
     if baseline not in wide.columns:
         raise BenchError(
@@ -327,7 +329,7 @@ def run_power(
     if pool.n < MIN_QUERIES:
         note = f"fewer than {MIN_QUERIES} queries: no verdict is a claim, nothing is detectable"
     elif not pool.pooled:
-        note = "every tool's output equals the baseline's: no difference to simulate from"
+        note = "no tool's output differs from the baseline's: no difference to simulate from"
     elif mde is None:
         note = (
             f"no mean difference up to the largest feasible one ({pool.max_delta:.3f}, every "

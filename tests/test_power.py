@@ -201,7 +201,7 @@ def test_too_few_queries_or_nothing_differing_has_no_mde_and_says_why():
     same = make_scores({"rg": [1, 2, 3] * 10, "twin": [1, 2, 3] * 10})
     none = run_power(same, baseline="rg", seed=SEED, settings=FAST)
     assert none["mde"] is None and none["tie_share"] == 1.0
-    assert "equals the baseline's" in none["mde_note"]
+    assert "differs from the baseline's" in none["mde_note"]
     assert {p["power"] for p in none["power_curve"]} == {0.0}
 
 
@@ -222,11 +222,14 @@ def test_family_m_follows_tarone():
     assert family_m(pool, 0.01, 10_000) == 1  # c: 2/64 > 0.01
 
 
-def test_nan_scores_are_a_clear_error():
+def test_nan_or_duplicate_scores_are_a_clear_error():
     scores = shifted_scores(20)
     scores.loc[scores.index[3], "rr"] = np.nan
     with pytest.raises(BenchError, match="rerun the score rule"):
         difference_pool(scores, "rg")
+    twice = pd.concat([shifted_scores(20), shifted_scores(20).iloc[:1]], ignore_index=True)
+    with pytest.raises(BenchError, match=r"\(qid, tool\) pair twice"):
+        difference_pool(twice, "rg")
 
 
 # --- output ---------------------------------------------------------------------------------
