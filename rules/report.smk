@@ -9,6 +9,12 @@ rule report:
         power=expand(
             "results/{corpus}/{track}/power.json", corpus=CORPORA, track=TRACKS
         ),
+        fast_path=expand(
+            "results/{corpus}/{track}/fastpath/{tool}.json",
+            corpus=CORPORA,
+            track=TRACKS,
+            tool=FAST_PATH_TOOLS,
+        ),
         corpus=expand("results/{corpus}/corpus.json", corpus=CORPORA),
         tools="results/tools.json",
         run_status="results/run_status.tsv",

@@ -1,6 +1,6 @@
 """Snakemake entry of rule `report`: every artifact in, results/report/ out.
 
-input:  scores, inference, power, corpus, timing, funnel, gt_audit, fileset_audit (lists),
+input:  scores, inference, power, fast_path, corpus, timing, funnel, gt_audit, fileset_audit (lists),
         tools
 params: config (dict), config_hash (str), command (str)
 output: html, md, csv, charts (directory)
@@ -40,6 +40,7 @@ def main(smk: object) -> None:
         charts_out=str(out.charts),
         run_status=getattr(inp, "run_status", None),
         power=as_list(getattr(inp, "power", [])),
+        fast_path=as_list(getattr(inp, "fast_path", [])),
     )
 
 

@@ -379,6 +379,8 @@ class Model:
     pairs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     power: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     timing_enabled: bool = True  # false: the run measured quality only
+    # (corpus, track) -> the fast-path check records (fastpath/{tool}.json), by tool
+    fast_path: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
 
 
 def build_section(
@@ -447,6 +449,7 @@ def build_model(
     command: str,
     run_status: str | Path | None = None,
     power: Sequence[str | Path] = (),
+    fast_path: Sequence[str | Path] = (),
 ) -> Model:
     """Read every input and compute what the report shows."""
     baseline = str(config.get("baseline", "rg"))
@@ -470,6 +473,10 @@ def build_model(
     if run_status is not None:
         all_inputs.append(run_status)
     all_inputs.extend(power)
+    all_inputs.extend(fast_path)
+    checks: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for p in sorted(fast_path, key=str):
+        checks.setdefault(corpus_track_of(Path(p).parent), []).append(read_json(p))
     return Model(
         sections=sections,
         tools=load_tools(tools),
@@ -490,6 +497,7 @@ def build_model(
         pairs={corpus_track_of(p): read_json(p).get("pairs", []) for p in inference},
         power={corpus_track_of(p): read_json(p) for p in power},
         timing_enabled=timing_enabled(config),
+        fast_path=checks,
     )
 
 
@@ -1278,7 +1286,35 @@ def section_html(
         out.append("<p>Ground truth cross-checked with universal-ctags, per language:</p>")
         out.append(dict_table(model.gt_audit.get(sec.corpus, [])))
         out += ["<h3>File-set audit</h3>", dict_table(model.fileset_audit.get(sec.corpus, []))]
+    out += fast_path_html(model.fast_path.get((sec.corpus, sec.track), []))
     return out
+
+
+def fast_path_rows(checks: Sequence[dict[str, Any]]) -> list[list[str]]:
+    """One row per tool: the check's outcome, on how many queries, and why fewer."""
+    rows = []
+    for check in sorted(checks, key=lambda c: str(c.get("tool"))):
+        checked, planned = check.get("queries_checked", 0), check.get("queries_planned", "?")
+        failed = sorted(q for q, c in check.get("checks", {}).items() if not c.get("equivalent"))
+        note = "fewer: a plain run was slow" if check.get("reduced_because_slow") else ""
+        if failed:
+            note = "; ".join(filter(None, [note, "differed on " + ", ".join(failed)]))
+        outcome = "equivalent: fast path" if check.get("equivalent") else "not equivalent: plain"
+        rows.append([str(check.get("tool")), outcome, f"{checked} of {planned}", note])
+    return rows
+
+
+def fast_path_html(checks: Sequence[dict[str, Any]]) -> list[str]:
+    if not checks:
+        return []
+    return [
+        "<h3>Fast-path checks</h3>",
+        "<p>Before a tool's quality runs may name only the files containing the literal, its "
+        "plain and fast runs are compared byte for byte on seeded queries; a tool that differs "
+        "on any keeps plain runs. How many of each tool's runs went fast is in "
+        '<a href="#runs">how the runs ended</a>.</p>',
+        html_table(["tool", "outcome", "queries checked", "note"], fast_path_rows(checks)),
+    ]
 
 
 def holm_note(meta: dict[str, Any], baseline: str) -> str | None:
@@ -1530,6 +1566,7 @@ def build_report(
     charts_out: str | Path,
     run_status: str | Path | None = None,
     power: Sequence[str | Path] = (),
+    fast_path: Sequence[str | Path] = (),
 ) -> Model:
     """Paths in, paths out: read every artifact and write the report files."""
     import vl_convert as vlc
@@ -1548,6 +1585,7 @@ def build_report(
         command,
         run_status,
         power,
+        fast_path,
     )
     vl_version = _vl_version()
     specs = {(s.corpus, s.track): section_charts(model, s) for s in model.sections}

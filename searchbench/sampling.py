@@ -76,51 +76,77 @@ def exactly_once(symbols: pd.DataFrame, min_length: int) -> tuple[Funnel, pd.Dat
     one file (several declarations in that one file, e.g. overloads, still count as one;
     the first line is the answer line). Returns the funnel so far and the candidates.
 
-    One pass of plain dictionaries over the rows: the kernel's 4.2 M declarations took
-    minutes through pandas groupby on string columns, and take seconds this way."""
-    columns = [symbols[c].tolist() for c in ("symbol", "path", "line", "kind", "language", "rule")]
-    looks: dict[str, bool] = {}
-    # name -> [path (None once a second file is seen), declarations, line, kind, language, rule]
-    seen: dict[str, list] = {}
-    for name, path, line, kind, language, rule in zip(*columns, strict=True):
-        ok = looks.get(name)
-        if ok is None:
-            ok = looks[name] = _looks_like_identifier(name, min_length)
-        if not ok:
-            continue
-        entry = seen.get(name)
-        if entry is None:
-            seen[name] = [path, 1, line, kind, language, rule]
-            continue
-        entry[1] += 1
-        if entry[0] is None:
-            continue
-        if entry[0] != path:
-            entry[0] = None
-        elif (int(line), kind, language, rule) < (int(entry[2]), *entry[3:]):
-            entry[2:] = [line, kind, language, rule]
+    Vectorised over runs of equal names (symbols.tsv is sorted by name; other input is
+    sorted first): the kernel's 4.2 M declarations took minutes through pandas groupby on
+    string columns and 16 s in a Python loop."""
+    frame = _by_symbol(symbols)
+    names = frame["symbol"].to_numpy(dtype=object)
+    paths = frame["path"].to_numpy(dtype=object)
+    starts = _run_starts(names)
+    counts = np.diff(np.append(starts, len(names)))
+    distinct = names[starts]
+    looks = np.fromiter(
+        (_looks_like_identifier(name, min_length) for name in distinct), bool, len(distinct)
+    )
+    owner = np.repeat(np.arange(len(starts)), counts)
+    other_file = paths != paths[starts][owner] if len(names) else np.zeros(0, bool)
+    several_files = (
+        np.logical_or.reduceat(other_file, starts) if len(starts) else np.zeros(0, bool)
+    )
     funnel: Funnel = [
         (STEP_DECLARATIONS, len(symbols)),
-        (STEP_DISTINCT, len(looks)),
-        (STEP_MIN_LENGTH, len(seen)),
+        (STEP_DISTINCT, len(distinct)),
+        (STEP_MIN_LENGTH, int(looks.sum())),
     ]
-    once = _in_byte_order([name for name, entry in seen.items() if entry[0] is not None])
-    languages, kinds, paths, lines, eligibility = [], [], [], [], []
-    for name in once:
-        path, decls, line, kind, language, _ = seen[name]
-        languages.append(language)
-        kinds.append(kind)
-        paths.append(path)
-        lines.append(str(int(line)))
-        eligibility.append(f"exactly-once:1-file:{decls}-decls")
+    groups = np.flatnonzero(looks & ~several_files)
+    columns = {c: frame[c].to_numpy(dtype=object) for c in ("kind", "language", "line", "rule")}
+    first = [
+        _first_declaration(columns, starts[g], counts[g]) if counts[g] > 1 else starts[g]
+        for g in groups
+    ]
+    once = distinct[groups].tolist()
     candidates = pd.DataFrame(
-        dict(
-            zip(CANDIDATE_COLUMNS, [once, languages, kinds, paths, lines, eligibility], strict=True)
-        ),
+        {
+            "query": once,
+            "language": columns["language"][first].tolist(),
+            "kind": columns["kind"][first].tolist(),
+            "path": paths[first].tolist(),
+            "line": [str(int(line)) for line in columns["line"][first]],
+            "eligibility": [f"exactly-once:1-file:{counts[g]}-decls" for g in groups],
+        },
         columns=CANDIDATE_COLUMNS,
     )
+    # Already in byte order: the rows are sorted by name, and identifiers are ASCII.
     funnel.append((STEP_ONE_FILE, len(candidates)))
     return funnel, candidates
+
+
+def _by_symbol(symbols: pd.DataFrame) -> pd.DataFrame:
+    names = symbols["symbol"].to_numpy(dtype=object)
+    if len(names) < 2 or bool((names[1:] >= names[:-1]).all()):
+        return symbols
+    return symbols.sort_values("symbol", kind="mergesort")
+
+
+def _run_starts(values: np.ndarray) -> np.ndarray:
+    """Indices where a run of equal values begins."""
+    if len(values) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+
+
+def _first_declaration(columns: dict[str, np.ndarray], start: int, count: int) -> int:
+    """The row of the lowest line (then kind, language, rule) among one name's rows."""
+    rows = range(start, start + count)
+    return min(
+        rows,
+        key=lambda i: (
+            int(columns["line"][i]),
+            columns["kind"][i],
+            columns["language"][i],
+            columns["rule"][i],
+        ),
+    )
 
 
 def _in_byte_order(names: list[str]) -> list[str]:

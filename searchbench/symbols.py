@@ -45,6 +45,11 @@ UNPARSED = "unparsed-source"
 NO_IGNORE = ("hidden", "dot", "exclude", "global", "parent", "vcs")
 ARGV_BUDGET = 256 * 1024  # bytes of file arguments per ast-grep call, far below ARG_MAX
 _TOKEN = re.compile(rb"[A-Za-z0-9_$\x80-\xff]+")
+_WORD_BYTES = frozenset(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$" + bytes(range(0x80, 0x100))
+)
+# Every non-word byte becomes a space, so bytes.split() yields exactly _TOKEN's matches.
+_NON_WORD_TO_SPACE = bytes(b if b in _WORD_BYTES else 0x20 for b in range(256))
 
 
 @dataclass(frozen=True, order=True)
@@ -282,22 +287,28 @@ def _errored_path(line: str, by_printed: dict[str, tuple[str, str, int]], root: 
 
 def names_in_files(root: Path | str, paths: Iterable[str], names: set[str]) -> set[str]:
     """Which of `names` occur as whole identifiers (bytes [A-Za-z0-9_$] and non-ASCII are word
-    characters) in the files `paths` (encoded, as written in unseen.tsv) under root."""
+    characters) in the files `paths` (encoded, as written in unseen.tsv) under root.
+
+    Every file's distinct tokens are collected first and looked up once: the kernel has 2.5 M
+    candidate names and 2,200 unseen files, and intersecting each file's tokens with the
+    whole name table took minutes."""
     wanted = {n.encode("utf-8"): n for n in names}
-    found: set[str] = set()
+    tokens: set[bytes] = set()
     base = os.fsencode(root)
     for token_path in sorted(set(paths)):
-        if len(found) == len(wanted):
-            break
         full = os.path.join(base, os.fsencode(decode_path(token_path)))
         try:
             with open(full, "rb") as handle:
                 data = handle.read()
         except (IsADirectoryError, FileNotFoundError):
             continue
-        tokens = set(_TOKEN.findall(data))
-        found.update(wanted[t] for t in tokens.intersection(wanted))
-    return found
+        tokens.update(identifier_tokens(data))
+    return {wanted[token] for token in tokens if token in wanted}
+
+
+def identifier_tokens(data: bytes) -> list[bytes]:
+    """The maximal runs of word bytes in data (equal to _TOKEN.findall, at C speed)."""
+    return data.translate(_NON_WORD_TO_SPACE).split()
 
 
 # ---------------------------------------------------------------- TSV files

@@ -249,6 +249,19 @@ def test_exit_codes(tmp_path: Path) -> None:
     assert hay("--no-such-flag", "x", cwd=tmp_path).returncode == 2
 
 
+def test_several_paths_and_the_file_listing(tmp_path: Path) -> None:
+    (tmp_path / "a.rs").write_text("fn quiet() {}\n")
+    (tmp_path / "b.rs").write_text("quiet();\n")
+    (tmp_path / "c.bin").write_bytes(b"quiet\0")
+    assert hay("quiet", "./b.rs", "./a.rs", cwd=tmp_path).stdout == (
+        b"./a.rs:1:fn quiet() {}\n./b.rs:1:quiet();\n"
+    )
+    # A single named file still prints its name (the fast path names single files).
+    assert hay("quiet", "./b.rs", cwd=tmp_path).stdout == b"./b.rs:1:quiet();\n"
+    listed = hay("--files", "./", cwd=tmp_path).stdout.split(b"\0")
+    assert sorted(p for p in listed if p) == [b"./a.rs", b"./b.rs"]  # no binary
+
+
 def test_word_flag_is_passed_to_rg(tmp_path: Path) -> None:
     (tmp_path / "a.rs").write_text("quietly\nquiet\n")
     assert hay("--word", "quiet", cwd=tmp_path).stdout == b"./a.rs:2:quiet\n"
@@ -257,7 +270,10 @@ def test_word_flag_is_passed_to_rg(tmp_path: Path) -> None:
 
 def test_parse_args() -> None:
     o = parse_args(["--json", "--", "--help", "src"])
-    assert (o["json"], o["symbol"], o["path"]) == (True, "--help", "src")
+    assert (o["json"], o["symbol"], o["paths"]) == (True, "--help", ["src"])
+    assert parse_args(["sym"])["paths"] == ["."]
+    assert parse_args(["sym", "a.c", "./-b.c"])["paths"] == ["a.c", "./-b.c"]
+    assert parse_args(["--files"])["paths"] == ["."] and parse_args(["--files"])["files"]
     assert parse_args(["sym", "--null"])["null"] is True
     assert parse_args(["--rg=/x/rg", "s"])["rg"] == "/x/rg"
 

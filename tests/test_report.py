@@ -577,3 +577,38 @@ def test_all_pairs_table_is_antisymmetric(tmp_path: Path) -> None:
     )
     diff = hay_vs_rg["diff"] * (1 if hay_vs_rg["tool"] == "hay" else -1)
     assert f"{diff:+.3f}" in table and f"{-diff:+.3f}" in table
+
+
+def test_fast_path_checks_are_shown_per_tool_with_their_outcome():
+    from searchbench.report import fast_path_html, fast_path_rows
+
+    checks = [
+        {
+            "tool": "rg",
+            "equivalent": True,
+            "queries_planned": 5,
+            "queries_checked": 5,
+            "reduced_because_slow": False,
+            "checks": {"q1": {"equivalent": True}},
+        },
+        {
+            "tool": "ast-grep",
+            "equivalent": False,
+            "queries_planned": 5,
+            "queries_checked": 2,
+            "reduced_because_slow": True,
+            "checks": {"q1": {"equivalent": True}, "q4": {"equivalent": False}},
+        },
+    ]
+    assert fast_path_rows(checks) == [
+        [
+            "ast-grep",
+            "not equivalent: plain",
+            "2 of 5",
+            "fewer: a plain run was slow; differed on q4",
+        ],
+        ["rg", "equivalent: fast path", "5 of 5", ""],
+    ]
+    html = "".join(fast_path_html(checks))
+    assert "Fast-path checks" in html and "differed on q4" in html
+    assert fast_path_html([]) == []

@@ -372,3 +372,15 @@ def test_bad_rule_files_fail_with_a_sentence(tmp_path):
     (tmp_path / "go.yml").unlink()
     with pytest.raises(BenchError, match="no ast-grep rules for language go"):
         sym.load_rules(tmp_path, LANGUAGES)
+
+
+def test_identifier_tokens_equal_the_token_regex_on_any_bytes():
+    import random
+
+    from searchbench.symbols import _TOKEN, identifier_tokens
+
+    rng = random.Random(7)
+    alphabet = b"ab_$Z9 \t\n\r\x0b\x0c\x00-+.(\x80\xc3\xa9\xff"
+    for _ in range(200):
+        data = bytes(rng.choice(alphabet) for _ in range(rng.randrange(0, 60)))
+        assert identifier_tokens(data) == _TOKEN.findall(data), data
