@@ -1,7 +1,7 @@
 """Snakemake entry of rule `report`: every artifact in, results/report/ out.
 
-input:  scores, inference, power, fast_path, corpus, timing, funnel, gt_audit, fileset_audit (lists),
-        tools
+input:  scores, inference, power, fast_path, corpus, timing, funnel, gt_audit,
+        fileset_audit (lists), tools
 params: config (dict), config_hash (str), command (str)
 output: html, md, csv, charts (directory)
 """
