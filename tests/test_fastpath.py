@@ -17,7 +17,7 @@ from searchbench.runner import list_files, run_tool
 from searchbench.tools import load_tools, resolve_tools
 
 REPO = Path(__file__).resolve().parent.parent
-QUERIES = ["ring_advance", "helper", "absent_symbol_xyz", "-rf", "struct", "ring"]
+QUERIES = ["ring_advance", "helper", "helper2", "absent_symbol_xyz", "-rf", "struct", "ring"]
 FAST_TOOLS = ["ast-grep", "busybox-grep", "rg", "git-grep", "ugrep", "grep", "ag", "hay"]
 
 
@@ -34,6 +34,7 @@ def corpus(tmp_path_factory) -> Path:
     (root / "README.md").write_text("helper and ring_advance and struct\n")
     (root / "blob.bin").write_bytes(b"ring_advance\0\x01\x02")
     (root / "odd name -x.c").write_text("int ring(void);\n")
+    (root / "glob[1].c").write_text("int helper2(void);\n")
     return root
 
 
@@ -61,8 +62,9 @@ def test_fast_path_is_byte_identical_to_the_plain_run(corpus, tools, name):
         assert compare(plain, fast)["equivalent"], (name, query, plain.files, fast.files)
         assert fast.files == plain.files and fast.argv == plain.argv
     assert used_fast["absent_symbol_xyz"] and used_fast["-rf"]
-    # `helper` occurs in a single file: the fast run names one file, and must still print it.
-    assert used_fast["helper"] or name == "ast-grep"
+    # `helper2` occurs in one file only (named `glob[1].c`): the fast run names that single
+    # file, and must still print its name, and not read it as a glob.
+    assert used_fast["helper2"]
     # ast-grep matches inline Markdown text, but its listing pattern lists no Markdown file:
     # a query that occurs in README.md must fall back to the plain run.
     if name == "ast-grep":
