@@ -13,6 +13,7 @@ rule queries:
         "results/benchmarks/{corpus}/queries.tsv"
     conda:
         "../envs/python.yaml"
+    threads: 2
     params:
         corpus=lambda wildcards: wildcards.corpus,
         seed=config["seed"],

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -20,14 +20,13 @@ import pandas as pd
 from searchbench.atomic import write_text_atomic
 from searchbench.errors import BenchError
 from searchbench.paths import decode_path, encode_path
-from searchbench.symbols import names_in_files
+from searchbench.symbols import names_among, tokens_in_files
 from searchbench.trec import qrels_lines
 
 SYMBOL_COLUMNS = ["symbol", "kind", "language", "path", "line", "rule"]
 UNSEEN_COLUMNS = ["path", "reason", "bytes"]
 CANDIDATE_COLUMNS = ["query", "language", "kind", "path", "line", "eligibility"]
 QUERY_COLUMNS = ["qid", *CANDIDATE_COLUMNS]
-IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 
 STEP_DECLARATIONS = "declarations"
 STEP_DISTINCT = "distinct-names"
@@ -67,10 +66,6 @@ def read_unseen(path: str | os.PathLike) -> pd.DataFrame:
 # ---------------------------------------------------------------- selection
 
 
-def _looks_like_identifier(name: str, min_length: int) -> bool:
-    return len(name) >= min_length and IDENTIFIER.fullmatch(name) is not None
-
-
 def exactly_once(symbols: pd.DataFrame, min_length: int) -> tuple[Funnel, pd.DataFrame]:
     """Names of at least min_length that look like identifiers and are declared in exactly
     one file (several declarations in that one file, e.g. overloads, still count as one;
@@ -85,9 +80,7 @@ def exactly_once(symbols: pd.DataFrame, min_length: int) -> tuple[Funnel, pd.Dat
     starts = _run_starts(names)
     counts = np.diff(np.append(starts, len(names)))
     distinct = names[starts]
-    looks = np.fromiter(
-        (_looks_like_identifier(name, min_length) for name in distinct), bool, len(distinct)
-    )
+    looks = _identifier_mask(distinct, min_length)
     owner = np.repeat(np.arange(len(starts)), counts)
     other_file = paths != paths[starts][owner] if len(names) else np.zeros(0, bool)
     several_files = (
@@ -100,25 +93,42 @@ def exactly_once(symbols: pd.DataFrame, min_length: int) -> tuple[Funnel, pd.Dat
     ]
     groups = np.flatnonzero(looks & ~several_files)
     columns = {c: frame[c].to_numpy(dtype=object) for c in ("kind", "language", "line", "rule")}
-    first = [
-        _first_declaration(columns, starts[g], counts[g]) if counts[g] > 1 else starts[g]
-        for g in groups
-    ]
+    first = starts[groups]
+    for i in np.flatnonzero(counts[groups] > 1):  # overloads: few
+        first[i] = _first_declaration(columns, int(first[i]), int(counts[groups[i]]))
     once = distinct[groups].tolist()
+    decls = counts[groups]
+    labels = {int(c): f"exactly-once:1-file:{c}-decls" for c in np.unique(decls)}
     candidates = pd.DataFrame(
         {
             "query": once,
             "language": columns["language"][first].tolist(),
             "kind": columns["kind"][first].tolist(),
             "path": paths[first].tolist(),
-            "line": [str(int(line)) for line in columns["line"][first]],
-            "eligibility": [f"exactly-once:1-file:{counts[g]}-decls" for g in groups],
+            "line": columns["line"][first].astype(np.int64).astype(str).tolist(),
+            "eligibility": [labels[c] for c in decls.tolist()],
         },
         columns=CANDIDATE_COLUMNS,
     )
     # Already in byte order: the rows are sorted by name, and identifiers are ASCII.
     funnel.append((STEP_ONE_FILE, len(candidates)))
     return funnel, candidates
+
+
+def _identifier_mask(names: np.ndarray, min_length: int) -> np.ndarray:
+    """Which names look like identifiers of at least min_length: one regex pass over all the
+    names joined by newlines (a name holds none), rather than a call per name."""
+    if len(names) == 0:
+        return np.zeros(0, dtype=bool)
+    joined = "\n".join(names.tolist())
+    ends = np.cumsum(np.fromiter(map(len, names), np.int64, len(names)) + 1)
+    shaped = re.compile(
+        rf"^[A-Za-z_$][A-Za-z0-9_$]{{{max(min_length - 1, 0)},}}$", re.MULTILINE
+    )
+    mask = np.zeros(len(names), dtype=bool)
+    starts = np.fromiter((m.start() for m in shaped.finditer(joined)), np.int64)
+    mask[np.searchsorted(ends, starts, side="right")] = True
+    return mask
 
 
 def _by_symbol(symbols: pd.DataFrame) -> pd.DataFrame:
@@ -221,13 +231,6 @@ def with_sampled(funnel: Funnel, sample: pd.DataFrame) -> Funnel:
 # ---------------------------------------------------------------- unseen files
 
 
-def names_in_unseen(
-    root: str | os.PathLike, unseen: pd.DataFrame, names: Iterable[str]
-) -> set[str]:
-    """Names that occur as whole identifiers in any unseen file. unseen paths are encoded."""
-    return set(names_in_files(root, sorted(set(unseen["path"])), set(names)))
-
-
 def select_queries(
     symbols: pd.DataFrame,
     unseen: pd.DataFrame,
@@ -238,12 +241,17 @@ def select_queries(
     seed: int,
     corpus: str,
     kinds: Sequence[str] = (),
+    unseen_tokens: Callable[[], set[bytes]] | None = None,
 ) -> tuple[Funnel, pd.DataFrame]:
     """The whole step: funnel (all six steps) and the numbered sample. With `kinds`, only
     names whose declaration is of one of those kinds are sampled (a seventh step, before
-    `sampled`); exactly-once is still decided over every kind of declaration."""
+    `sampled`); exactly-once is still decided over every kind of declaration.
+
+    unseen_tokens: the identifier tokens of the unseen files (tokens_in_files), when the
+    caller reads them elsewhere meanwhile; called once the candidates are known."""
     once = exactly_once(symbols, min_length)
-    unseen_names = names_in_unseen(root, unseen, once[1]["query"])
+    tokens = unseen_tokens() if unseen_tokens else tokens_in_files(root, unseen["path"])
+    unseen_names = names_among(tokens, once[1]["query"])
     funnel, candidates = funnel_and_candidates(symbols, unseen_names, min_length, once)
     if kinds:
         candidates = candidates[candidates["kind"].isin(list(kinds))].reset_index(drop=True)

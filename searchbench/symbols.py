@@ -287,12 +287,21 @@ def _errored_path(line: str, by_printed: dict[str, tuple[str, str, int]], root: 
 
 def names_in_files(root: Path | str, paths: Iterable[str], names: set[str]) -> set[str]:
     """Which of `names` occur as whole identifiers (bytes [A-Za-z0-9_$] and non-ASCII are word
-    characters) in the files `paths` (encoded, as written in unseen.tsv) under root.
+    characters) in the files `paths` (encoded, as written in unseen.tsv) under root."""
+    return names_among(tokens_in_files(root, paths), names)
 
-    Every file's distinct tokens are collected first and looked up once: the kernel has 2.5 M
-    candidate names and 2,200 unseen files, and intersecting each file's tokens with the
-    whole name table took minutes."""
-    wanted = {n.encode("utf-8"): n for n in names}
+
+def names_among(tokens: set[bytes], names: Iterable[str]) -> set[str]:
+    """The names whose UTF-8 bytes are among tokens."""
+    return {name for name in names if name.encode("utf-8") in tokens}
+
+
+def tokens_in_files(root: Path | str, paths: Iterable[str]) -> set[bytes]:
+    """Every distinct identifier token of the files (encoded paths) under root.
+
+    Collected first and looked up once: the kernel has 2.5 M candidate names and 2,200
+    unseen files, and intersecting each file's tokens with the whole name table took
+    minutes."""
     tokens: set[bytes] = set()
     base = os.fsencode(root)
     for token_path in sorted(set(paths)):
@@ -303,7 +312,7 @@ def names_in_files(root: Path | str, paths: Iterable[str], names: set[str]) -> s
         except (IsADirectoryError, FileNotFoundError):
             continue
         tokens.update(identifier_tokens(data))
-    return {wanted[token] for token in tokens if token in wanted}
+    return tokens
 
 
 def identifier_tokens(data: bytes) -> list[bytes]:
