@@ -20,6 +20,7 @@ from searchbench.errors import BenchError  # noqa: E402
 from searchbench.tools import (
     resolve_tools,
     specs_from_mapping,
+    tool_identity,
     tool_search_path,
 )  # noqa: E402
 
@@ -97,11 +98,9 @@ def _resolve_tools() -> dict:
 RESOLVED_TOOLS = _resolve_tools()
 TOOLS = [name for name, tool in RESOLVED_TOOLS.items() if tool.available]
 SKIPPED_TOOLS = [name for name, tool in RESOLVED_TOOLS.items() if not tool.available]
-# A changed binary (path or content) re-resolves results/tools.json and reruns what used it.
-TOOL_BINARIES = {
-    name: [tool.binary_path, tool.sha256, tool.index_sha256]
-    for name, tool in RESOLVED_TOOLS.items()
-}
+# A changed tool (binary content, real path, version, spec) re-resolves its own record
+# (results/tools/{tool}.json) and reruns only the jobs of that tool.
+TOOL_IDENTITY = {name: tool_identity(tool) for name, tool in RESOLVED_TOOLS.items()}
 if config["baseline"] not in TOOLS:
     raise WorkflowError(
         f"baseline tool {config['baseline']!r} is not available; install it"

@@ -221,7 +221,7 @@ def test_venv_tools_are_found_without_the_venv_on_path(tmp_path):
     env = {"HOME": os.environ.get("HOME", "/tmp"), "PATH": "/usr/bin:/bin"}
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    tools = json.loads((workdir / "results/tools.json").read_text())
-    assert tools["rg"]["binary"].startswith(str(Path(sys.executable).parent))
+    rg = json.loads((workdir / "results/tools/rg.json").read_text())
+    assert rg["binary"].startswith(str(Path(sys.executable).parent))
     raw = (workdir / "results/mini/code/raw/hay.jsonl").read_text().splitlines()
     assert raw and all(json.loads(line)["status"] == "ok" for line in raw)
