@@ -1,4 +1,5 @@
 # Configuration checks and the input functions every stage uses.
+import functools
 import hashlib
 import json
 import os
@@ -15,6 +16,7 @@ from snakemake.utils import validate
 sys.path.insert(0, workflow.basedir)
 
 from searchbench.configcheck import config_error_line, load_side_file  # noqa: E402
+from searchbench.corpora import directory_revision, is_local_git  # noqa: E402
 from searchbench.codehash import script_code_hash  # noqa: E402
 from searchbench.errors import BenchError  # noqa: E402
 from searchbench.tools import (
@@ -71,12 +73,22 @@ def corpus_spec(corpus: str) -> dict:
     return config["corpora"][corpus]
 
 
+@functools.cache
 def local_revision(corpus: str) -> str:
-    """A local git corpus is pinned at its current HEAD: when HEAD moves, refetch."""
+    """What a local corpus is now, so that a change refetches it (and nothing else): a git
+    repository's HEAD, or a directory's content manifest hash (an edited file changes it)."""
     source = corpus_spec(corpus)["source"]
     if source["kind"] != "local":
         return ""
-    path = Path(source["path"])
+    path = Path(source["path"]).resolve()
+    try:
+        if not is_local_git(path):
+            return directory_revision(path)
+    except OSError as err:
+        raise WorkflowError(
+            f"corpus {corpus}: cannot read {err.filename or path} ({err.strerror}); "
+            "fix its permissions or `source.path`"
+        ) from None
     result = subprocess.run(
         ["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True
     )

@@ -12,7 +12,8 @@ rule fetch_corpus:
     params:
         spec=lambda wildcards: corpus_spec(wildcards.corpus),
         languages_file=config["languages_file"],
-        # A local repository is pinned at its HEAD: a new commit refetches it.
+        # A local repository is pinned at its HEAD, a directory by its content: a new commit
+        # or an edited file refetches that corpus.
         local_revision=lambda wildcards: local_revision(wildcards.corpus),
         code=code_hash("fetch_corpus"),
     script:
