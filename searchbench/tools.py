@@ -172,13 +172,14 @@ def resolve_tools(
         if missing is None and spec.index_binary and index_binary is None:
             missing = spec.index_binary
         if missing is not None:
+            where = f"at {missing}" if os.sep in missing else "on PATH"
             if not spec.optional:
                 raise BenchError(
-                    f"tool {name}: binary `{missing}` not found on PATH; install it "
+                    f"tool {name}: binary `{missing}` not found {where}; install it "
                     f"({spec.install_hint or 'see config/tools.yaml'}) or remove the tool"
                 )
             resolved[name] = ResolvedTool(
-                spec, binary, "", "", index_binary, "", False, f"`{missing}` not found on PATH"
+                spec, binary, "", "", index_binary, "", False, f"`{missing}` not found {where}"
             )
             continue
         version_argv = [

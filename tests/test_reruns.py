@@ -204,9 +204,10 @@ class Fixture:
             "none",
             "--cores",
             "2",
+            *args,
+            # Last: it takes any number of values, so a target after it would be one.
             "--resources",
             "timing_slot=1",
-            *args,
         ]
         env = {**os.environ, "PATH": path or self.path}
         env.pop("PYTHONPATH", None)
@@ -401,3 +402,28 @@ def test_changing_the_inference_code_reruns_inference_and_the_report(fx):
             job("report"),
             job("all"),
         }
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".snakemake" not in p.parts
+    }
+
+
+def test_a_failed_fetch_keeps_the_last_good_checkout_and_its_results(fx):
+    before = _snapshot(fx.workdir / "resources") | _snapshot(fx.workdir / "results" / "gitc")
+    fx.config["corpora"]["gitc"]["source"]["revision"] = "0" * 40  # no such commit
+    fx.write()
+    proc = fx.snakemake("results/gitc/files.tsv")
+    assert proc.returncode != 0
+    assert "0000000000" in proc.stdout + proc.stderr
+    after = _snapshot(fx.workdir / "resources") | _snapshot(fx.workdir / "results" / "gitc")
+    assert after.keys() == before.keys()
+    assert after == before
+    # Snakemake records the failed attempt's params, so back at the good pin that corpus is
+    # fetched again (and, its checkout being a new directory, redone); no other corpus is.
+    fx.reset()
+    assert fx.planned() == corpus_jobs("gitc") | REPORT
+    assert fx.snakemake().returncode == 0

@@ -188,7 +188,8 @@ def test_unreachable_corpus_fails_with_one_line_and_no_artifact(tmp_path):
     proc = _snakemake(tmp_path, "--cores", "1", "results/mini/files.tsv", check=False)
     assert proc.returncode != 0
     output = proc.stdout + proc.stderr
-    lines = [line for line in output.splitlines() if "corpus mini" in line]
+    # Found at parse time, before any job: one line naming the key.
+    lines = [line for line in output.splitlines() if "corpora.mini" in line]
     assert lines and "no-such-directory" in lines[0], output[-3000:]
     assert not (tmp_path / "results" / "mini" / "corpus.json").exists()
     assert not (tmp_path / "resources" / "corpora" / "mini").exists()
