@@ -21,6 +21,8 @@ from searchbench.configcheck import (  # noqa: E402
     load_side_file,
     local_path_problem,
     unknown_name_line,
+    unknown_target_line,
+    unknown_target_pattern,
 )
 from searchbench.corpora import directory_revision, is_local_git  # noqa: E402
 from searchbench.codehash import script_code_hash  # noqa: E402
@@ -202,3 +204,8 @@ def reproduce_command() -> str:
     files = [str(p) for p in workflow.config_settings.configfiles]
     flag = "".join(f" --configfile {f}" for f in files)
     return f"snakemake --cores 8{flag}"
+
+
+def unknown_target(wildcards) -> list[str]:
+    """Input function of the catch-all rule: stop with one line naming what exists."""
+    stop(unknown_target_line(f"results/{wildcards.unknown}", CORPORA, TRACKS))

@@ -2,6 +2,7 @@
 
 import difflib
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -112,3 +113,47 @@ def load_side_file(name: str, basedir: Path) -> dict:
     if not isinstance(loaded, dict):
         raise ValueError(f"{path}: expected a mapping at the top level")
     return loaded
+
+
+# results/ names that are the run's own (not a corpus) and a corpus's own (not a track).
+RUN_NAMES = ("tools", "tools.json", "report", "run_status.tsv", "logs", "benchmarks")
+CORPUS_NAMES = (
+    "done.txt",
+    "corpus.json",
+    "files.tsv",
+    "symbols.tsv",
+    "unseen.tsv",
+    "fileset_audit.tsv",
+    "filesets",
+    "timing",
+)
+
+
+def _alternation(names: Iterable[str]) -> str:
+    return "|".join(re.escape(n) for n in sorted(names)) or "(?!)"
+
+
+def unknown_target_pattern(corpora: Iterable[str], tracks: Iterable[str]) -> str:
+    """A regex for the part after results/ that no rule produces: neither one of the run's
+    own names nor a corpus followed by one of its names or tracks."""
+    corpora, tracks = list(corpora), list(tracks)
+    run = _alternation(RUN_NAMES)
+    corpus = _alternation(corpora)
+    inside = _alternation([*CORPUS_NAMES, *tracks])
+    return rf"(?!(?:{run})(?:/|$))(?!(?:{corpus})(?:/(?:{inside})(?:/|$)|$)).+"
+
+
+def unknown_target_line(target: str, corpora: Iterable[str], tracks: Iterable[str]) -> str:
+    """One line for a target under results/ that names no corpus or track of this config."""
+    corpora, tracks = sorted(corpora), sorted(tracks)
+    parts = target.split("/")
+    name = parts[1] if len(parts) > 1 else ""
+    if name in corpora and len(parts) > 2:
+        what, hint = f"track {parts[2]!r}", did_you_mean(parts[2], [*tracks, *CORPUS_NAMES])
+    else:
+        what, hint = f"corpus {name!r}", did_you_mean(name, corpora)
+    return (
+        f"no rule makes {target}: {what} is not configured{hint}; corpora: "
+        f"{', '.join(corpora)}; tracks: {', '.join(tracks)} "
+        "(one corpus, everything: results/CORPUS/done.txt)"
+    )

@@ -91,3 +91,44 @@ def test_the_workflow_stops_with_that_one_line_and_no_traceback(tmp_path, mutate
     output = (proc.stdout + proc.stderr).strip()
     assert output.count("\n") == 0 and expected in output, output
     assert not (tmp_path / "results").exists()
+
+
+def _dry_run_targets(tmp_path: Path, *targets: str) -> subprocess.CompletedProcess:
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "a.c").write_text("int ring_reset(void) { return 0; }\n")
+    config = _config(tmp_path / "corpus")
+    config["corpora"]["other"] = {"source": {"kind": "local", "path": str(tmp_path / "corpus")}}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    cmd = [
+        *(sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")),
+        *("-d", str(tmp_path), "--configfile", str(tmp_path / "config.yaml")),
+        *("--workflow-profile", "none", "-n", "--cores", "1", *targets),
+    ]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        (
+            "results/mnii/code/inference.json",
+            "corpus 'mnii' is not configured (did you mean `mini`?)",
+        ),
+        ("results/mini/cod/scores.tsv", "track 'cod' is not configured (did you mean `code`?)"),
+    ],
+)
+def test_an_unknown_target_lists_the_corpora_and_tracks(tmp_path, target, expected):
+    proc = _dry_run_targets(tmp_path, target)
+    assert proc.returncode == 1
+    last = proc.stderr.strip().splitlines()[-1]
+    assert expected in last and "corpora: mini, other; tracks: code" in last, proc.stderr[-2000:]
+    assert "No rule to produce" not in proc.stderr
+
+
+def test_one_target_brings_a_whole_corpus_up_to_date_and_nothing_else(tmp_path):
+    proc = _dry_run_targets(tmp_path, "results/mini/done.txt")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout + proc.stderr
+    for made in ("inference.json", "gt_audit_summary.tsv", "fileset_audit.tsv", "timing/rg.tsv"):
+        assert f"results/mini/{made}" in out, made
+    assert "results/other/" not in out
