@@ -1,4 +1,5 @@
 # Configuration checks and the input functions every stage uses.
+import functools
 import hashlib
 import json
 import os
@@ -6,6 +7,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import jsonschema
 import yaml
@@ -14,12 +16,21 @@ from snakemake.utils import validate
 
 sys.path.insert(0, workflow.basedir)
 
-from searchbench.configcheck import config_error_line, load_side_file  # noqa: E402
+from searchbench.configcheck import (  # noqa: E402
+    config_error_line,
+    load_side_file,
+    local_path_problem,
+    unknown_name_line,
+    unknown_target_line,
+    unknown_target_pattern,
+)
+from searchbench.corpora import directory_revision, is_local_git  # noqa: E402
 from searchbench.codehash import script_code_hash  # noqa: E402
 from searchbench.errors import BenchError  # noqa: E402
 from searchbench.tools import (
     resolve_tools,
     specs_from_mapping,
+    tool_identity,
     tool_search_path,
 )  # noqa: E402
 
@@ -29,27 +40,43 @@ TOOLS_SCHEMA = BASEDIR / "config" / "schema" / "tools.schema.yaml"
 TRACKS = ["code"]
 
 
+def stop(line: str) -> NoReturn:
+    """End the run before any job with one line (a WorkflowError here would add Snakemake's
+    traceback lines to it)."""
+    sys.exit(line)
+
+
 def _validate(data: dict, schema_path: Path, source: str) -> None:
     """Snakemake's validation (it also fills defaults), reduced to one line on failure."""
     try:
         validate(data, str(schema_path), set_default=True)
-    except WorkflowError as err:
+    except WorkflowError:
         schema = yaml.safe_load(schema_path.read_text())
-        raise WorkflowError(config_error_line(data, schema, source)) from err
+        stop(config_error_line(data, schema, source))
+
+
+def _side_file(name: str) -> dict:
+    try:
+        return load_side_file(name, BASEDIR)
+    except ValueError as err:
+        stop(f"config error: {err}")
 
 
 _validate(config, SCHEMA, "the configuration")
-config.setdefault("tools", load_side_file(config["tools_file"], BASEDIR)["tools"])
+config.setdefault("tools", _side_file(config["tools_file"])["tools"])
 _validate({"tools": config["tools"]}, TOOLS_SCHEMA, config["tools_file"])
-LANGUAGES = load_side_file(config["languages_file"], BASEDIR)
+LANGUAGES = _side_file(config["languages_file"])
 ASTGREP_RULES = Path(config["astgrep_rules_dir"])
 if not ASTGREP_RULES.is_absolute() and not ASTGREP_RULES.exists():
     ASTGREP_RULES = BASEDIR / ASTGREP_RULES
 if config["baseline"] not in config["tools"]:
-    raise WorkflowError(
-        f"config: baseline {config['baseline']!r} is not a tool; "
-        f"set `baseline` to one of {sorted(config['tools'])}"
-    )
+    stop(unknown_name_line("tool", config["baseline"], config["tools"], "baseline"))
+# A local corpus that cannot be read fails now, not halfway through a run.
+for _name, _entry in sorted(config["corpora"].items()):
+    if _entry["source"]["kind"] == "local":
+        _problem = local_path_problem(_name, Path(_entry["source"]["path"]).resolve())
+        if _problem:
+            stop(_problem)
 
 
 wildcard_constraints:
@@ -70,12 +97,22 @@ def corpus_spec(corpus: str) -> dict:
     return config["corpora"][corpus]
 
 
+@functools.cache
 def local_revision(corpus: str) -> str:
-    """A local git corpus is pinned at its current HEAD: when HEAD moves, refetch."""
+    """What a local corpus is now, so that a change refetches it and nothing else: a git
+    repository's HEAD, or a directory's content manifest hash (any edited file)."""
     source = corpus_spec(corpus)["source"]
     if source["kind"] != "local":
         return ""
-    path = Path(source["path"])
+    path = Path(source["path"]).resolve()
+    try:
+        if not is_local_git(path):
+            return directory_revision(path)
+    except OSError as err:
+        raise WorkflowError(
+            f"corpus {corpus}: cannot read {err.filename or path} ({err.strerror}); "
+            "fix its permissions or `source.path`"
+        ) from None
     result = subprocess.run(
         ["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True
     )
@@ -91,21 +128,17 @@ def _resolve_tools() -> dict:
     try:
         return resolve_tools(specs_from_mapping(config["tools"]), path_env=TOOL_PATH)
     except BenchError as err:
-        raise WorkflowError(str(err)) from None
+        stop(str(err))
 
 
 RESOLVED_TOOLS = _resolve_tools()
 TOOLS = [name for name, tool in RESOLVED_TOOLS.items() if tool.available]
 SKIPPED_TOOLS = [name for name, tool in RESOLVED_TOOLS.items() if not tool.available]
-# A changed binary (path or content) re-resolves results/tools.json and reruns what used it.
-TOOL_BINARIES = {
-    name: [tool.binary_path, tool.sha256, tool.index_sha256]
-    for name, tool in RESOLVED_TOOLS.items()
-}
+# A changed tool (binary content, real path, version, spec) re-resolves its own record
+# (results/tools/{tool}.json) and reruns only the jobs of that tool.
+TOOL_IDENTITY = {name: tool_identity(tool) for name, tool in RESOLVED_TOOLS.items()}
 if config["baseline"] not in TOOLS:
-    raise WorkflowError(
-        f"baseline tool {config['baseline']!r} is not available; install it"
-    )
+    stop(f"baseline tool {config['baseline']!r} is not available; install it")
 INDEXED_TOOLS = [t for t in TOOLS if config["tools"][t].get("index_argv")]
 LISTING_TOOLS = [t for t in TOOLS if config["tools"][t].get("list_files_argv")]
 CORPORA = sorted(config["corpora"])
@@ -171,3 +204,8 @@ def reproduce_command() -> str:
     files = [str(p) for p in workflow.config_settings.configfiles]
     flag = "".join(f" --configfile {f}" for f in files)
     return f"snakemake --cores 8{flag}"
+
+
+def unknown_target(wildcards) -> list[str]:
+    """Input function of the catch-all rule: stop with one line naming what exists."""
+    stop(unknown_target_line(f"results/{wildcards.unknown}", CORPORA, TRACKS))

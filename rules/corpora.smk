@@ -1,8 +1,11 @@
 rule fetch_corpus:
+    # update(): Snakemake neither deletes these before the fetch nor after a failed one, so
+    # a fetch that fails keeps the last good checkout (the script swaps in a new one only on
+    # success) and the results made from it.
     output:
-        root=directory("resources/corpora/{corpus}"),
-        manifest="results/{corpus}/corpus.json",
-        files="results/{corpus}/files.tsv",
+        root=update(directory("resources/corpora/{corpus}")),
+        manifest=update("results/{corpus}/corpus.json"),
+        files=update("results/{corpus}/files.tsv"),
     log:
         "results/logs/{corpus}/fetch_corpus.log",
     benchmark:
@@ -12,7 +15,8 @@ rule fetch_corpus:
     params:
         spec=lambda wildcards: corpus_spec(wildcards.corpus),
         languages_file=config["languages_file"],
-        # A local repository is pinned at its HEAD: a new commit refetches it.
+        # A local repository is pinned at its HEAD, a directory by its content: a new commit
+        # or an edited file refetches that corpus.
         local_revision=lambda wildcards: local_revision(wildcards.corpus),
         code=code_hash("fetch_corpus"),
     script:

@@ -5,7 +5,7 @@ rule search:
         files="results/{corpus}/files.tsv",
         queries="results/{corpus}/{track}/queries.tsv",
         qrels="results/{corpus}/{track}/qrels.txt",
-        tools="results/tools.json",
+        tool="results/tools/{tool}.json",
         index=tool_index,
     output:
         run="results/{corpus}/{track}/runs/{tool}.run",
@@ -48,7 +48,7 @@ rule fast_path_check:
         root="resources/corpora/{corpus}",
         queries="results/{corpus}/{track}/queries.tsv",
         containing="results/{corpus}/{track}/containing.tsv",
-        tools="results/tools.json",
+        tool="results/tools/{tool}.json",
         walk="results/{corpus}/filesets/{tool}.txt",
         index=tool_index,
     output:

@@ -33,11 +33,12 @@ if TIMING_ENABLED:
         input:
             root="resources/corpora/{corpus}",
             queries="results/{corpus}/code/queries.tsv",
-            tools="results/tools.json",
+            tool="results/tools/{tool}.json",
             index=tool_index,
-            # After this corpus's quality runs, which share their binaries and page cache.
+            # After this tool's quality runs on the corpus (binary and files in the page
+            # cache); not other tools', so adding a tool does not rerun anyone else's timing.
             quality_runs=expand(
-                "results/{{corpus}}/{track}/raw/{tool}.jsonl", track=TRACKS, tool=TOOLS
+                "results/{{corpus}}/{track}/raw/{{tool}}.jsonl", track=TRACKS
             ),
         output:
             "results/{corpus}/timing/{tool}.tsv",

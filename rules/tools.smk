@@ -1,26 +1,43 @@
-rule resolve_tools:
+rule resolve_tool:
     output:
-        "results/tools.json",
+        "results/tools/{tool}.json",
     log:
-        "results/logs/resolve_tools.log",
+        "results/logs/resolve_tool.{tool}.log",
     benchmark:
-        "results/benchmarks/resolve_tools.tsv"
+        "results/benchmarks/resolve_tool.{tool}.tsv"
     conda:
         "../envs/tools.yaml"
     params:
-        tools=config["tools"],
-        # Re-resolve when a binary moves, so every run names the binary it measured.
-        binaries=TOOL_BINARIES,
-        path_env=TOOL_PATH,
-        code=code_hash("resolve_tools"),
+        spec=lambda wildcards: config["tools"][wildcards.tool],
+        # What the tool is (real binary, sha256, version, spec), not how PATH found it: the
+        # record and every job of this tool rerun when it changes, other tools' jobs do not.
+        identity=lambda wildcards: TOOL_IDENTITY[wildcards.tool],
+        code=code_hash("resolve_tool"),
     script:
-        "../scripts/resolve_tools.py"
+        "../scripts/resolve_tool.py"
+
+
+rule tools_json:
+    input:
+        expand("results/tools/{tool}.json", tool=sorted(config["tools"])),
+    output:
+        "results/tools.json",
+    log:
+        "results/logs/tools_json.log",
+    benchmark:
+        "results/benchmarks/tools_json.tsv"
+    conda:
+        "../envs/python.yaml"
+    params:
+        code=code_hash("tools_json"),
+    script:
+        "../scripts/tools_json.py"
 
 
 rule build_index:
     input:
         root="resources/corpora/{corpus}",
-        tools="results/tools.json",
+        tool="results/tools/{tool}.json",
     output:
         "resources/index/{corpus}/{tool}.idx",
     log:
@@ -39,7 +56,7 @@ rule build_index:
 rule list_files:
     input:
         root="resources/corpora/{corpus}",
-        tools="results/tools.json",
+        tool="results/tools/{tool}.json",
     output:
         "results/{corpus}/filesets/{tool}.txt",
     log:

@@ -4,9 +4,9 @@ import os
 
 from searchbench.corpora import corpus_tree
 from searchbench.runner import build_index
-from searchbench.tools import read_tools_json
+from searchbench.tools import read_tool_json
 
 snakemake = globals()["snakemake"]
 
-tool = read_tools_json(snakemake.input.tools)[snakemake.wildcards.tool]
+tool = read_tool_json(snakemake.input.tool)
 build_index(tool, str(corpus_tree(snakemake.input.root)), os.path.abspath(snakemake.output[0]))

@@ -12,14 +12,14 @@ from searchbench.fastpath import check_plan, compare, run_fast, sample_queries, 
 from searchbench.paths import decode_path
 from searchbench.queries_io import read_queries
 from searchbench.runner import run_tool
-from searchbench.tools import read_tools_json
+from searchbench.tools import read_tool_json
 
 snakemake = globals()["snakemake"]
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
 
 
 def main() -> None:
-    tool = read_tools_json(snakemake.input.tools)[snakemake.wildcards.tool]
+    tool = read_tool_json(snakemake.input.tool)
     settings = snakemake.params.check
     walk = walk_order(
         [os.fsencode(decode_path(line)) for line in Path(snakemake.input.walk).read_text().split()]

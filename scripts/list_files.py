@@ -6,11 +6,11 @@ from searchbench.atomic import write_text_atomic
 from searchbench.corpora import corpus_tree
 from searchbench.paths import encode_path
 from searchbench.runner import list_files
-from searchbench.tools import read_tools_json
+from searchbench.tools import read_tool_json
 
 snakemake = globals()["snakemake"]
 
-tool = read_tools_json(snakemake.input.tools)[snakemake.wildcards.tool]
+tool = read_tool_json(snakemake.input.tool)
 listed = list_files(
     tool, str(corpus_tree(snakemake.input.root)), timeout=max(600, snakemake.params.timeout)
 )

@@ -13,7 +13,7 @@ from searchbench.fileset import read_files_tsv
 from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
 from searchbench.runner import result_to_raw_json, run_tool
-from searchbench.tools import read_tools_json
+from searchbench.tools import read_tool_json
 from searchbench.trec import read_qrels, write_run
 
 snakemake = globals()["snakemake"]
@@ -33,7 +33,7 @@ def fast_path_walk(inputs) -> list[bytes] | None:
 
 
 def main() -> None:
-    tool = read_tools_json(snakemake.input.tools)[snakemake.wildcards.tool]
+    tool = read_tool_json(snakemake.input.tool)
     queries = read_queries(Path(snakemake.input.queries))
     qrels = read_qrels(snakemake.input.qrels)
     # files.tsv paths are the raw names (surrogate-escaped str), as tools print them.

@@ -8,7 +8,7 @@ from searchbench.corpora import corpus_tree
 from searchbench.queries_io import read_queries
 from searchbench.runner import SearchResult, run_tool
 from searchbench.timing import TimingSettings, format_timing, time_queries, timing_sample
-from searchbench.tools import read_tools_json
+from searchbench.tools import read_tool_json
 
 snakemake = globals()["snakemake"]
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
@@ -17,7 +17,7 @@ logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(mes
 def main() -> None:
     settings = snakemake.params.timing
     budget = TimingSettings.from_config(settings)
-    tool = read_tools_json(snakemake.input.tools)[snakemake.wildcards.tool]
+    tool = read_tool_json(snakemake.input.tool)
     queries = {q.qid: q for q in read_queries(Path(snakemake.input.queries))}
     index = str(Path(snakemake.input.index[0]).resolve()) if snakemake.input.index else None
     root = str(corpus_tree(snakemake.input.root))

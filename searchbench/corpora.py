@@ -422,15 +422,63 @@ def copy_local_dir(source: Path, tree: Path) -> None:
                     os.chmod(os.path.join(out_dir, name), 0o755)
 
 
+def _link(path: bytes) -> str:
+    return os.fsdecode(os.readlink(path))
+
+
+def directory_manifest(top: Path) -> list[tuple[bytes, str, int, str]]:
+    """What copy_local_dir would copy, as (path, kind, size, sha256 or link target), sorted.
+
+    A content hash, not mtimes: an edit that keeps size and mtime (a restored backup, a
+    coarse-clock file system) still changes it."""
+    top_b = os.fsencode(top)
+    entries = []
+    for dirpath, dirnames, filenames in os.walk(top_b, followlinks=False):
+        kept = []
+        for name in sorted(dirnames):
+            full = os.path.join(dirpath, name)
+            if os.path.islink(full):
+                entries.append((os.path.relpath(full, top_b), "link", 0, _link(full)))
+            elif name != b".git":
+                kept.append(name)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            full = os.path.join(dirpath, name)
+            rel = os.path.relpath(full, top_b)
+            mode = os.lstat(full).st_mode
+            if stat.S_ISLNK(mode):
+                entries.append((rel, "link", 0, _link(full)))
+            elif stat.S_ISREG(mode) and name != b".git":
+                kind = "exec" if mode & 0o111 else "file"
+                digest = sha256_of(Path(os.fsdecode(full)))
+                entries.append((rel, kind, os.path.getsize(full), digest))
+    return sorted(entries)
+
+
+def directory_revision(top: Path) -> str:
+    """A local directory corpus's revision: the sha256 of its manifest (directory_manifest)."""
+    digest = hashlib.sha256()
+    for rel, kind, size, content in directory_manifest(top):
+        digest.update(b"\0".join([rel, kind.encode(), str(size).encode(), content.encode()]))
+        digest.update(b"\n")
+    return f"manifest-sha256:{digest.hexdigest()}"
+
+
+def is_local_git(path: Path) -> bool:
+    """A local corpus is a git repository (measured at HEAD) when `.git` is at its top."""
+    return (path / ".git").exists()
+
+
 def fetch_local(name: str, source: dict, tree: Path, work: Path, workdir: Path) -> dict:
     path = (workdir / source["path"]).resolve()
     if not path.is_dir():
         raise BenchError(f"local corpus {name}: {path} is not a directory; check `source.path`")
-    if (path / ".git").exists():
+    if is_local_git(path):
         result = fetch_local_git(path, tree, work)
     else:
         copy_local_dir(path, tree)
-        result = {"resolved_revision": None, "archives": []}
+        # Of the copy, so the revision names exactly what was measured.
+        result = {"resolved_revision": directory_revision(tree), "archives": []}
     return {"pinned_revision": source["path"], **result}
 
 

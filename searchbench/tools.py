@@ -172,13 +172,14 @@ def resolve_tools(
         if missing is None and spec.index_binary and index_binary is None:
             missing = spec.index_binary
         if missing is not None:
+            where = f"at {missing}" if os.sep in missing else "on PATH"
             if not spec.optional:
                 raise BenchError(
-                    f"tool {name}: binary `{missing}` not found on PATH; install it "
+                    f"tool {name}: binary `{missing}` not found {where}; install it "
                     f"({spec.install_hint or 'see config/tools.yaml'}) or remove the tool"
                 )
             resolved[name] = ResolvedTool(
-                spec, binary, "", "", index_binary, "", False, f"`{missing}` not found on PATH"
+                spec, binary, "", "", index_binary, "", False, f"`{missing}` not found {where}"
             )
             continue
         version_argv = [
@@ -230,39 +231,77 @@ def write_tools_json(tools: dict[str, ResolvedTool], path: str | os.PathLike) ->
     write_text_atomic(path, json.dumps(payload, indent=2, sort_keys=True) + "\n")
 
 
+def tool_from_record(name: str, rec: dict) -> ResolvedTool:
+    """One record of results/tools.json (or results/tools/{tool}.json) as a ResolvedTool."""
+    spec = ToolSpec(
+        name=name,
+        description=rec["description"],
+        binary=rec["binary"] or "",
+        argv=rec["argv"],
+        output=rec["output"],
+        word_argv=rec["word_argv"],
+        list_files_argv=rec["list_files_argv"],
+        index_binary=rec["index_binary"],
+        index_argv=rec["index_argv"],
+        optional=rec["optional"],
+        env=rec["env"],
+        no_match_exit=rec["no_match_exit"],
+        fast_path=rec.get("fast_path", False),
+        order=rec.get("order", "unstated"),
+    )
+    return ResolvedTool(
+        spec=spec,
+        binary_path=rec["binary"],
+        version=rec["version"],
+        sha256=rec["sha256"],
+        index_binary_path=rec["index_binary"],
+        index_sha256=rec["index_sha256"],
+        available=rec["available"],
+        skipped_reason=rec["skipped_reason"],
+    )
+
+
 def read_tools_json(path: str | os.PathLike) -> dict[str, ResolvedTool]:
     """Read results/tools.json back into ResolvedTools."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    out: dict[str, ResolvedTool] = {}
-    for name in sorted(data):
-        rec = data[name]
-        spec = ToolSpec(
-            name=name,
-            description=rec["description"],
-            binary=rec["binary"] or "",
-            argv=rec["argv"],
-            output=rec["output"],
-            word_argv=rec["word_argv"],
-            list_files_argv=rec["list_files_argv"],
-            index_binary=rec["index_binary"],
-            index_argv=rec["index_argv"],
-            optional=rec["optional"],
-            env=rec["env"],
-            no_match_exit=rec["no_match_exit"],
-            fast_path=rec.get("fast_path", False),
-            order=rec.get("order", "unstated"),
-        )
-        out[name] = ResolvedTool(
-            spec=spec,
-            binary_path=rec["binary"],
-            version=rec["version"],
-            sha256=rec["sha256"],
-            index_binary_path=rec["index_binary"],
-            index_sha256=rec["index_sha256"],
-            available=rec["available"],
-            skipped_reason=rec["skipped_reason"],
-        )
-    return out
+    return {name: tool_from_record(name, data[name]) for name in sorted(data)}
+
+
+def write_tool_json(tool: ResolvedTool, path: str | os.PathLike) -> None:
+    """Write one tool's record (results/tools/{tool}.json), keys sorted, atomically."""
+    write_text_atomic(path, json.dumps(tool_record(tool), indent=2, sort_keys=True) + "\n")
+
+
+def read_tool_json(path: str | os.PathLike) -> ResolvedTool:
+    """Read one tool's record (results/tools/{tool}.json)."""
+    rec = json.loads(Path(path).read_text(encoding="utf-8"))
+    return tool_from_record(rec["name"], rec)
+
+
+def combine_tool_records(paths: list[str | os.PathLike], path: str | os.PathLike) -> None:
+    """Write results/tools.json, every tool's record keyed by name, from the per-tool files."""
+    records = [json.loads(Path(p).read_text(encoding="utf-8")) for p in paths]
+    payload = {rec["name"]: rec for rec in records}
+    write_text_atomic(path, json.dumps(payload, indent=2, sort_keys=True) + "\n")
+
+
+def tool_identity(tool: ResolvedTool) -> dict:
+    """What a tool is, for deciding whether its runs are out of date: its spec, the real file
+    of each binary (a symlink or another PATH order naming the same file is the same tool), their
+    sha256 and the version line (hay's carries a hash of its ranking code)."""
+
+    def real(path: str | None) -> str | None:
+        return os.path.realpath(path) if path else None
+
+    return {
+        "spec": asdict(tool.spec),
+        "binary": real(tool.binary_path),
+        "sha256": tool.sha256,
+        "index_binary": real(tool.index_binary_path),
+        "index_sha256": tool.index_sha256,
+        "version": tool.version,
+        "available": tool.available,
+    }
 
 
 def expand_argv(

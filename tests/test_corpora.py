@@ -192,7 +192,10 @@ def test_local_dir_copies_files_and_links_and_odd_names_round_trip(tmp_path):
     make_odd_tree(tmp_path / "plain")
     manifest = fetch(tmp_path, {"source": {"kind": "local", "path": "plain"}})
     root = tmp_path / "corpora" / "c"
-    assert manifest["resolved_revision"] is None and manifest["pinned_revision"] == "plain"
+    assert manifest["pinned_revision"] == "plain"
+    # A directory's revision is its content manifest; the copy has the source's.
+    assert manifest["resolved_revision"] == corpora.directory_revision(tmp_path / "plain")
+    assert manifest["resolved_revision"].startswith("manifest-sha256:")
     assert (root / os.fsdecode(b"caf\xe9.c")).read_bytes() == b"int caf;\n"
     assert os.readlink(root / "dirlink") == "sub dir"
     assert not (root / "nested" / ".git").exists() and not (root / "pipe").exists()
@@ -207,6 +210,31 @@ def test_local_dir_copies_files_and_links_and_odd_names_round_trip(tmp_path):
     assert entries == scan_files(root, LANGUAGES)
     assert b"caf\xe9.c" in [os.fsencode(e.path) for e in entries]
     assert [os.fsencode(e.path) for e in entries] == sorted(os.fsencode(e.path) for e in entries)
+
+
+def test_directory_revision_changes_with_any_content_edit_only(tmp_path):
+    top = tmp_path / "plain"
+    make_odd_tree(top)
+    before = corpora.directory_revision(top)
+    target = top / "sub dir" / "with space.py"
+    stat_before = target.stat()
+    # Same size, same mtime: only the content says it changed.
+    target.write_text("def g(): pass\n")
+    os.utime(target, ns=(stat_before.st_atime_ns, stat_before.st_mtime_ns))
+    edited = corpora.directory_revision(top)
+    assert edited != before
+    target.write_text("def f(): pass\n")
+    assert corpora.directory_revision(top) == before
+    # What is not copied does not count; a link's target and an executable bit do.
+    (top / "nested" / ".git" / "HEAD").write_text("ref: y\n")
+    assert corpora.directory_revision(top) == before
+    os.remove(top / "dirlink")
+    os.symlink("nested", top / "dirlink")
+    assert corpora.directory_revision(top) != before
+    os.remove(top / "dirlink")
+    os.symlink("sub dir", top / "dirlink")
+    (top / "blob.bin").chmod(0o755)
+    assert corpora.directory_revision(top) != before
 
 
 def test_refetch_replaces_destination_and_is_deterministic(tmp_path):

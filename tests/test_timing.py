@@ -20,7 +20,7 @@ from searchbench.timing import (
     time_queries,
     timing_sample,
 )
-from searchbench.tools import load_tools, resolve_tools, write_tools_json
+from searchbench.tools import load_tools, resolve_tools, write_tool_json
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT = TimingSettings(warmups=1, repeats=3, budget_seconds=60)
@@ -175,7 +175,7 @@ def test_the_rule_script_writes_the_budgeted_table(rg, corpus: Path, tmp_path: P
     """scripts/timing.py as the timing rule runs it: seeded queries, runs recorded per row."""
     resources = tmp_path / "resources"
     shutil.copytree(corpus, corpus_tree(resources))
-    write_tools_json({"rg": rg}, tmp_path / "tools.json")
+    write_tool_json(rg, tmp_path / "rg.json")
     queries = tmp_path / "queries.tsv"
     symbols = ["ring_advance", "ring_reset", "absent_symbol_xyz", "return"]
     queries.write_text(
@@ -186,7 +186,7 @@ def test_the_rule_script_writes_the_budgeted_table(rg, corpus: Path, tmp_path: P
     out = tmp_path / "rg.tsv"
     smk = SimpleNamespace(
         input=SimpleNamespace(
-            root=str(resources), queries=str(queries), tools=str(tmp_path / "tools.json"), index=[]
+            root=str(resources), queries=str(queries), tool=str(tmp_path / "rg.json"), index=[]
         ),
         output=[str(out)],
         log=[str(tmp_path / "timing.log")],

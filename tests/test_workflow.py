@@ -188,7 +188,8 @@ def test_unreachable_corpus_fails_with_one_line_and_no_artifact(tmp_path):
     proc = _snakemake(tmp_path, "--cores", "1", "results/mini/files.tsv", check=False)
     assert proc.returncode != 0
     output = proc.stdout + proc.stderr
-    lines = [line for line in output.splitlines() if "corpus mini" in line]
+    # Found at parse time, before any job: one line naming the key.
+    lines = [line for line in output.splitlines() if "corpora.mini" in line]
     assert lines and "no-such-directory" in lines[0], output[-3000:]
     assert not (tmp_path / "results" / "mini" / "corpus.json").exists()
     assert not (tmp_path / "resources" / "corpora" / "mini").exists()
@@ -221,7 +222,7 @@ def test_venv_tools_are_found_without_the_venv_on_path(tmp_path):
     env = {"HOME": os.environ.get("HOME", "/tmp"), "PATH": "/usr/bin:/bin"}
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    tools = json.loads((workdir / "results/tools.json").read_text())
-    assert tools["rg"]["binary"].startswith(str(Path(sys.executable).parent))
+    rg = json.loads((workdir / "results/tools/rg.json").read_text())
+    assert rg["binary"].startswith(str(Path(sys.executable).parent))
     raw = (workdir / "results/mini/code/raw/hay.jsonl").read_text().splitlines()
     assert raw and all(json.loads(line)["status"] == "ok" for line in raw)

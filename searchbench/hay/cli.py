@@ -106,9 +106,12 @@ def version_line(rg: str | None) -> str:
     import hashlib
     from pathlib import Path
 
+    from searchbench.codehash import module_closure
+
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    sources = sorted(package.glob("*.py")) + [package.parent / "paths.py"]
+    # Every module hay runs, followed through its imports (a new import is not missed).
+    sources = module_closure(package.parent, ["hay.cli"])
     sources.append(package.parent.parent / "config" / "hay_false_firing_words.txt")
     for source in sources:
         if source.is_file():

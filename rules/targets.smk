@@ -1,0 +1,29 @@
+# Targets for people: one file per corpus that brings all of that corpus's work up to date,
+# and a clear line, instead of "No rule to produce", for a target that names no corpus.
+
+
+rule corpus_done:
+    input:
+        lambda wildcards: corpus_targets(wildcards.corpus),
+    output:
+        "results/{corpus}/done.txt",
+    log:
+        "results/logs/{corpus}/corpus_done.log",
+    conda:
+        "../envs/python.yaml"
+    params:
+        code=code_hash("corpus_done"),
+    script:
+        "../scripts/corpus_done.py"
+
+
+# Matches only results/ paths outside every corpus's and the run's own names, so it never
+# competes with a real rule; its input function ends the run before any job.
+rule unknown_target:
+    input:
+        unknown_target,
+    output:
+        "results/{unknown}",
+    wildcard_constraints:
+        unknown=unknown_target_pattern(CORPORA, TRACKS),
+    localrule: True

@@ -1,0 +1,429 @@
+"""Change one thing, rerun one thing: the exact jobs Snakemake's dry run plans per user action.
+
+One real run of a copy of the workflow on a tiny fixture (two corpora, four cheap tools), then
+for each action a dry run whose planned (rule, wildcards) set must be exactly the expected one.
+The workflow is copied so that the code-change actions can edit it.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+VENV_BIN = Path(sys.executable).parent
+WORKFLOW_PARTS = ("Snakefile", "rules", "scripts", "searchbench", "config", "bin", "report", "envs")
+pytestmark = pytest.mark.slow
+
+Job = tuple[str, tuple[tuple[str, str], ...]]
+
+TOOLS = {
+    "rg": {
+        "binary": "rg",
+        "argv": [
+            "{binary}",
+            "--no-config",
+            "--sort",
+            "path",
+            "--no-heading",
+            "--with-filename",
+            "--line-number",
+            "--null",
+            "--no-ignore",
+            "--hidden",
+            "{word}",
+            "--fixed-strings",
+            "--regexp",
+            "{query}",
+            "./",
+        ],
+        "word_argv": ["--word-regexp"],
+        "output": "grep-null",
+        "list_files_argv": [
+            "{binary}",
+            "--no-config",
+            "--sort",
+            "path",
+            "--files-with-matches",
+            "--null",
+            "--no-ignore",
+            "--hidden",
+            "--regexp",
+            "",
+            "./",
+        ],
+    },
+    "grep": {
+        "binary": "grep",
+        "argv": [
+            "{binary}",
+            "-r",
+            "-H",
+            "-I",
+            "-n",
+            "-Z",
+            "{word}",
+            "--fixed-strings",
+            "-e",
+            "{query}",
+            "./",
+        ],
+        "word_argv": ["--word-regexp"],
+        "output": "grep-null",
+        "env": {"LC_ALL": "C"},
+    },
+    # A user's own tool: a wrapper script found on PATH.
+    "wrap": {
+        "binary": "wrap",
+        "argv": ["{binary}", "-r", "-H", "-n", "-Z", "{word}", "-F", "-e", "{query}", "./"],
+        "word_argv": ["-w"],
+        "output": "grep-null",
+        "version_argv": ["{binary}", "-V"],
+    },
+    "hay": {
+        "binary": "hay",
+        "argv": ["{binary}", "--null", "{word}", "--", "{query}", "./"],
+        "word_argv": ["--word"],
+        "output": "grep-null",
+    },
+}
+WRAPPER = '#!/bin/sh\nexec grep "$@"\n'
+
+
+def _c_file(prefix: str) -> str:
+    return "".join(
+        f"struct {prefix}_state_{i} {{ int head; }};\n"
+        f"int {prefix}_reset_{i}(struct {prefix}_state_{i} *s) {{ return s->head; }}\n"
+        for i in range(3)
+    )
+
+
+def _write_corpus(root: Path, prefix: str) -> None:
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "ring.c").write_text(_c_file(prefix))
+    (root / "README.md").write_text(f"{prefix}_reset_0 resets.\n")
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+    }
+    proc = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, env=env, check=True
+    )
+    return proc.stdout.strip()
+
+
+class Fixture:
+    """The copied workflow, its working directory and the knobs the actions turn."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.workflow = base / "workflow"
+        self.workdir = base / "work"
+        self.bin = base / "bin"
+        for part in WORKFLOW_PARTS:
+            src = REPO / part
+            if src.is_dir():
+                shutil.copytree(
+                    src, self.workflow / part, ignore=shutil.ignore_patterns("__pycache__")
+                )
+            else:
+                self.workflow.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, self.workflow / part)
+        self.workdir.mkdir()
+        self.bin.mkdir()
+        (self.bin / "wrap").write_text(WRAPPER)
+        (self.bin / "wrap").chmod(0o755)
+        self.local = base / "local"
+        _write_corpus(self.local, "loc")
+        self.repo = base / "repo"
+        _write_corpus(self.repo, "git")
+        _git(self.repo, "init", "-q")
+        _git(self.repo, "add", ".")
+        _git(self.repo, "commit", "-qm", "one")
+        self.first = _git(self.repo, "rev-parse", "HEAD")
+        (self.repo / "src" / "more.c").write_text("int git_later_function(void) { return 1; }\n")
+        _git(self.repo, "add", ".")
+        _git(self.repo, "commit", "-qm", "two")
+        self.second = _git(self.repo, "rev-parse", "HEAD")
+        self.extra = base / "extra"
+        _write_corpus(self.extra, "ext")
+        self.path = os.pathsep.join([str(self.bin), str(VENV_BIN), "/usr/bin", "/bin"])
+        self.tools = dict(TOOLS)
+        self.config = self.default_config()
+        self.write()
+
+    def default_config(self) -> dict:
+        wf = self.workflow
+        return {
+            "seed": 7,
+            "queries_per_corpus": 4,
+            "min_symbol_length": 4,
+            "tools_file": str(self.base / "tools.yaml"),
+            "languages_file": str(wf / "config" / "languages.yaml"),
+            "astgrep_rules_dir": str(wf / "config" / "astgrep"),
+            "baseline": "rg",
+            "timeout_seconds": 30,
+            "resamples": 1000,
+            "timing": {"queries": 1, "warmups": 0, "repeats": 1, "budget_seconds": 1},
+            "corpora": {
+                "loc": {"source": {"kind": "local", "path": str(self.local)}},
+                "gitc": {"source": {"kind": "git", "url": str(self.repo), "revision": self.first}},
+            },
+        }
+
+    def write(self) -> None:
+        (self.base / "tools.yaml").write_text(yaml.safe_dump({"tools": self.tools}))
+        (self.workdir / "config.yaml").write_text(yaml.safe_dump(self.config))
+
+    def snakemake(self, *args: str, path: str | None = None) -> subprocess.CompletedProcess:
+        cmd = [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-s",
+            str(self.workflow / "Snakefile"),
+            "-d",
+            str(self.workdir),
+            "--configfile",
+            str(self.workdir / "config.yaml"),
+            "--workflow-profile",
+            "none",
+            "--cores",
+            "2",
+            *args,
+            # Last: it takes any number of values, so a target after it would be one.
+            "--resources",
+            "timing_slot=1",
+        ]
+        env = {**os.environ, "PATH": path or self.path}
+        env.pop("PYTHONPATH", None)
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
+
+    def planned(self, path: str | None = None) -> set[Job]:
+        proc = self.snakemake("-n", "--printshellcmds", path=path)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        return planned_jobs(proc.stdout + proc.stderr)
+
+    @contextmanager
+    def edited(self, path: Path, text: str) -> Iterator[None]:
+        """Replace a file's content for the duration of one dry run."""
+        old = path.read_bytes()
+        path.write_text(text)
+        try:
+            yield
+        finally:
+            path.write_bytes(old)
+
+    def reset(self) -> None:
+        self.tools = dict(TOOLS)
+        self.config = self.default_config()
+        self.write()
+
+
+JOB_HEADER = re.compile(r"^(?:local)?(?:checkpoint|rule) (\S+):$")
+
+
+def planned_jobs(output: str) -> set[Job]:
+    """(rule, sorted wildcards) of every job a `snakemake -n` run lists."""
+    jobs: set[Job] = set()
+    rule: str | None = None
+    wildcards: tuple[tuple[str, str], ...] = ()
+    for line in [*output.splitlines(), ""]:
+        header = JOB_HEADER.match(line.strip())
+        if header or not line.strip():
+            if rule is not None:
+                jobs.add((rule, wildcards))
+            rule, wildcards = (header.group(1), ()) if header else (None, ())
+        elif rule is not None and line.strip().startswith("wildcards:"):
+            pairs = line.strip().removeprefix("wildcards:").split(", ")
+            wildcards = tuple(sorted(tuple(p.strip().split("=", 1)) for p in pairs))
+    return jobs
+
+
+def job(rule: str, **wildcards: str) -> Job:
+    return (rule, tuple(sorted(wildcards.items())))
+
+
+CORPORA = ("gitc", "loc")
+DOWNSTREAM = {
+    *(job("score", corpus=c, track="code") for c in CORPORA),
+    *(job("inference", corpus=c, track="code") for c in CORPORA),
+    job("run_status"),
+    job("report"),
+    job("all"),
+}
+
+
+def tool_jobs(tool: str, corpora: tuple[str, ...] = CORPORA) -> set[Job]:
+    """A tool's own work on each corpus: its record, its quality runs, its timing."""
+    return {
+        job("resolve_tool", tool=tool),
+        *(job("search", corpus=c, track="code", tool=tool) for c in corpora),
+        *(job("timing", corpus=c, tool=tool) for c in corpora),
+    }
+
+
+@pytest.fixture(scope="module")
+def fixture(tmp_path_factory) -> Fixture:
+    fx = Fixture(tmp_path_factory.mktemp("reruns"))
+    proc = fx.snakemake()
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    assert fx.planned() == set()
+    return fx
+
+
+@pytest.fixture
+def fx(fixture: Fixture) -> Iterator[Fixture]:
+    yield fixture
+    fixture.reset()
+
+
+def test_parser_reads_rules_and_wildcards():
+    text = (
+        "rule search:\n    input: a\n    wildcards: corpus=x, track=code, tool=rg\n\n"
+        "localrule all:\n    input: b\n\n"
+    )
+    assert planned_jobs(text) == {job("search", corpus="x", track="code", tool="rg"), job("all")}
+
+
+def test_adding_a_tool_reruns_only_that_tools_jobs(fx):
+    fx.tools["wrap2"] = {**TOOLS["wrap"]}
+    fx.write()
+    assert fx.planned() == tool_jobs("wrap2") | DOWNSTREAM | {job("tools_json")}
+
+
+def test_removing_a_tool_reruns_only_the_comparisons(fx):
+    del fx.tools["grep"]
+    fx.write()
+    assert fx.planned() == DOWNSTREAM | {job("tools_json")}
+
+
+def test_upgrading_one_binary_reruns_only_that_tool(fx):
+    with fx.edited(fx.bin / "wrap", WRAPPER + "# 2.0\n"):
+        assert fx.planned() == tool_jobs("wrap") | DOWNSTREAM | {job("tools_json")}
+
+
+def test_same_binaries_in_another_path_order_rerun_nothing(fx):
+    reordered = os.pathsep.join(reversed(fx.path.split(os.pathsep)))
+    assert fx.planned(path=reordered) == set()
+
+
+def corpus_jobs(corpus: str, tools: tuple[str, ...] = ("grep", "hay", "rg", "wrap")) -> set[Job]:
+    """Everything of one corpus, from its fetch to its inference."""
+    return {
+        job("fetch_corpus", corpus=corpus),
+        job("symbols", corpus=corpus),
+        job("queries", corpus=corpus),
+        job("gt_audit", corpus=corpus),
+        job("list_files", corpus=corpus, tool="rg"),
+        job("fileset_audit", corpus=corpus),
+        job("score", corpus=corpus, track="code"),
+        job("inference", corpus=corpus, track="code"),
+        *(job("search", corpus=corpus, track="code", tool=t) for t in tools),
+        *(job("timing", corpus=corpus, tool=t) for t in tools),
+    }
+
+
+REPORT = {job("run_status"), job("report"), job("all")}
+
+
+def test_adding_a_corpus_reruns_only_that_corpus(fx):
+    fx.config["corpora"]["extra"] = {"source": {"kind": "local", "path": str(fx.extra)}}
+    fx.write()
+    assert fx.planned() == corpus_jobs("extra") | REPORT
+
+
+def test_changing_one_corpus_revision_reruns_only_that_corpus(fx):
+    fx.config["corpora"]["gitc"]["source"]["revision"] = fx.second
+    fx.write()
+    assert fx.planned() == corpus_jobs("gitc") | REPORT
+
+
+def test_editing_one_file_of_a_local_directory_reruns_only_that_corpus(fx):
+    ring = fx.local / "src" / "ring.c"
+    with fx.edited(ring, ring.read_text() + "int loc_added(void) { return 2; }\n"):
+        assert fx.planned() == corpus_jobs("loc") | REPORT
+
+
+def _query_jobs() -> set[Job]:
+    """What follows from a new query sample on every corpus."""
+    return (
+        {job(rule, corpus=c) for c in CORPORA for rule in ("queries", "gt_audit")}
+        | {job("search", corpus=c, track="code", tool=t) for c in CORPORA for t in TOOLS}
+        | {job("timing", corpus=c, tool=t) for c in CORPORA for t in TOOLS}
+        | DOWNSTREAM
+    )
+
+
+def test_changing_the_seed_redraws_the_queries_and_reruns_what_follows(fx):
+    fx.config["seed"] = 8
+    fx.write()
+    assert fx.planned() == _query_jobs()
+
+
+def test_changing_queries_per_corpus_redraws_the_queries_and_reruns_what_follows(fx):
+    fx.config["queries_per_corpus"] = 3
+    fx.write()
+    # The seed is not an input of score, so the new sample is what reruns everything after it.
+    assert fx.planned() == _query_jobs()
+
+
+def test_changing_hays_code_reruns_only_hay(fx):
+    rank = fx.workflow / "searchbench" / "hay" / "rank.py"
+    with fx.edited(rank, rank.read_text() + "\n# a change\n"):
+        assert fx.planned() == tool_jobs("hay") | DOWNSTREAM | {job("tools_json")}
+
+
+def test_changing_the_report_code_reruns_only_the_report(fx):
+    report = fx.workflow / "searchbench" / "report.py"
+    with fx.edited(report, report.read_text() + "\n# a change\n"):
+        assert fx.planned() == {job("report"), job("all")}
+
+
+def test_changing_the_inference_code_reruns_inference_and_the_report(fx):
+    inference = fx.workflow / "searchbench" / "inference.py"
+    with fx.edited(inference, inference.read_text() + "\n# a change\n"):
+        assert fx.planned() == {
+            *(job("inference", corpus=c, track="code") for c in CORPORA),
+            job("report"),
+            job("all"),
+        }
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".snakemake" not in p.parts
+    }
+
+
+def test_a_failed_fetch_keeps_the_last_good_checkout_and_its_results(fx):
+    before = _snapshot(fx.workdir / "resources") | _snapshot(fx.workdir / "results" / "gitc")
+    fx.config["corpora"]["gitc"]["source"]["revision"] = "0" * 40  # no such commit
+    fx.write()
+    proc = fx.snakemake("results/gitc/files.tsv")
+    assert proc.returncode != 0
+    assert "0000000000" in proc.stdout + proc.stderr
+    after = _snapshot(fx.workdir / "resources") | _snapshot(fx.workdir / "results" / "gitc")
+    assert after.keys() == before.keys()
+    assert after == before
+    # Snakemake records the failed attempt's params, so back at the good pin that corpus is
+    # fetched again (and, its checkout being a new directory, redone); no other corpus is.
+    fx.reset()
+    assert fx.planned() == corpus_jobs("gitc") | REPORT
+    assert fx.snakemake().returncode == 0
