@@ -158,7 +158,8 @@ def run_ctags(
     env = {**os.environ, "LC_ALL": "C"}
     proc = subprocess.run(
         [ctags, *CTAGS_OPTIONS],
-        input=b"".join(f + b"\n" for f in listable),
+        # `./`: ctags reads a list line starting with `-` as an option (`--kinds-C=-f`).
+        input=b"".join(b"./" + f + b"\n" for f in listable),
         cwd=os.fsencode(root),
         capture_output=True,
         env=env,
