@@ -14,7 +14,15 @@ from snakemake.utils import validate
 
 sys.path.insert(0, workflow.basedir)
 
-from searchbench.configcheck import config_error_line, load_side_file  # noqa: E402
+from searchbench.configcheck import (
+    config_error_line,
+    first_config_error,
+    load_side_file,
+    load_yaml_unique,
+    query_kinds_problem,
+    rule_kinds,
+    rules_problem,
+)  # noqa: E402
 from searchbench.codehash import script_code_hash  # noqa: E402
 from searchbench.errors import BenchError  # noqa: E402
 from searchbench.tools import (
@@ -29,8 +37,23 @@ TOOLS_SCHEMA = BASEDIR / "config" / "schema" / "tools.schema.yaml"
 TRACKS = ["code"]
 
 
+def _check_unique_keys() -> None:
+    """Snakemake's YAML loading keeps the last of two equal keys (a second `seed:`)."""
+    files = workflow.config_settings.configfiles or [BASEDIR / "config" / "config.yaml"]
+    for path in files:
+        try:
+            load_yaml_unique(Path(path))
+        except ValueError as err:
+            raise WorkflowError(f"config error: {err}") from None
+
+
 def _validate(data: dict, schema_path: Path, source: str) -> None:
-    """Snakemake's validation (it also fills defaults), reduced to one line on failure."""
+    """Snakemake's validation (it also fills defaults), reduced to one line on failure; first
+    the strict check (.nan is no number, 7.0 no integer), which Snakemake's lets pass.
+    """
+    strict = first_config_error(data, yaml.safe_load(schema_path.read_text()), source)
+    if strict:
+        raise WorkflowError(strict)
     try:
         validate(data, str(schema_path), set_default=True)
     except WorkflowError as err:
@@ -38,6 +61,7 @@ def _validate(data: dict, schema_path: Path, source: str) -> None:
         raise WorkflowError(config_error_line(data, schema, source)) from err
 
 
+_check_unique_keys()
 _validate(config, SCHEMA, "the configuration")
 config.setdefault("tools", load_side_file(config["tools_file"], BASEDIR)["tools"])
 _validate({"tools": config["tools"]}, TOOLS_SCHEMA, config["tools_file"])
@@ -45,6 +69,12 @@ LANGUAGES = load_side_file(config["languages_file"], BASEDIR)
 ASTGREP_RULES = Path(config["astgrep_rules_dir"])
 if not ASTGREP_RULES.is_absolute() and not ASTGREP_RULES.exists():
     ASTGREP_RULES = BASEDIR / ASTGREP_RULES
+# A missing rules folder or an unknown query kind would fail only inside a job.
+_problem = rules_problem(ASTGREP_RULES, LANGUAGES) or query_kinds_problem(
+    config["query_kinds"], rule_kinds(ASTGREP_RULES, LANGUAGES)
+)
+if _problem:
+    raise WorkflowError(_problem)
 if config["baseline"] not in config["tools"]:
     raise WorkflowError(
         f"config: baseline {config['baseline']!r} is not a tool; "
