@@ -27,10 +27,13 @@ SYMBOL_COLUMNS = ["symbol", "kind", "language", "path", "line", "rule"]
 UNSEEN_COLUMNS = ["path", "reason", "bytes"]
 CANDIDATE_COLUMNS = ["query", "language", "kind", "path", "line", "eligibility"]
 QUERY_COLUMNS = ["qid", *CANDIDATE_COLUMNS]
-IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+# Unicode letters count (größe_berechnen is a name a user searches for); `$` is a letter in
+# JavaScript and PHP. Operators (`operator==`) and other non-names are dropped.
+IDENTIFIER = re.compile(r"[^\W\d][\w$]*|\$[\w$]*")
 
 STEP_DECLARATIONS = "declarations"
 STEP_DISTINCT = "distinct-names"
+STEP_IDENTIFIER = "identifier-shaped"
 STEP_MIN_LENGTH = "min-length"
 STEP_ONE_FILE = "declared-in-one-file"
 STEP_KIND = "kind-allowed"
@@ -67,26 +70,30 @@ def read_unseen(path: str | os.PathLike) -> pd.DataFrame:
 # ---------------------------------------------------------------- selection
 
 
-def _looks_like_identifier(name: str, min_length: int) -> bool:
-    return len(name) >= min_length and IDENTIFIER.fullmatch(name) is not None
+def _name_drop(name: str, min_length: int) -> str | None:
+    """The funnel step that drops name (not an identifier, too short), or None to keep it."""
+    if IDENTIFIER.fullmatch(name) is None:
+        return STEP_IDENTIFIER
+    if len(name) < min_length:
+        return STEP_MIN_LENGTH
+    return None
 
 
 def exactly_once(symbols: pd.DataFrame, min_length: int) -> tuple[Funnel, pd.DataFrame]:
-    """Names of at least min_length that look like identifiers and are declared in exactly
+    """Names that are identifiers of at least min_length characters and are declared in exactly
     one file (several declarations in that one file, e.g. overloads, still count as one;
     the first line is the answer line). Returns the funnel so far and the candidates.
 
     One pass of plain dictionaries over the rows: the kernel's 4.2 M declarations took
     minutes through pandas groupby on string columns, and take seconds this way."""
     columns = [symbols[c].tolist() for c in ("symbol", "path", "line", "kind", "language", "rule")]
-    looks: dict[str, bool] = {}
+    looks: dict[str, str | None] = {}  # name -> the step that drops it, None if kept
     # name -> [path (None once a second file is seen), declarations, line, kind, language, rule]
     seen: dict[str, list] = {}
     for name, path, line, kind, language, rule in zip(*columns, strict=True):
-        ok = looks.get(name)
-        if ok is None:
-            ok = looks[name] = _looks_like_identifier(name, min_length)
-        if not ok:
+        if name not in looks:
+            looks[name] = _name_drop(name, min_length)
+        if looks[name] is not None:
             continue
         entry = seen.get(name)
         if entry is None:
@@ -102,6 +109,7 @@ def exactly_once(symbols: pd.DataFrame, min_length: int) -> tuple[Funnel, pd.Dat
     funnel: Funnel = [
         (STEP_DECLARATIONS, len(symbols)),
         (STEP_DISTINCT, len(looks)),
+        (STEP_IDENTIFIER, sum(drop != STEP_IDENTIFIER for drop in looks.values())),
         (STEP_MIN_LENGTH, len(seen)),
     ]
     once = _in_byte_order([name for name, entry in seen.items() if entry[0] is not None])
