@@ -18,8 +18,13 @@ sys.path.insert(0, workflow.basedir)
 
 from searchbench.configcheck import (  # noqa: E402
     config_error_line,
+    first_config_error,
     load_side_file,
+    load_yaml_unique,
     local_path_problem,
+    query_kinds_problem,
+    rule_kinds,
+    rules_problem,
     unknown_name_line,
     unknown_target_line,
     unknown_target_pattern,
@@ -46,8 +51,23 @@ def stop(line: str) -> NoReturn:
     sys.exit(line)
 
 
+def _check_unique_keys() -> None:
+    """Snakemake's YAML loading keeps the last of two equal keys (a second `seed:`)."""
+    files = workflow.config_settings.configfiles or [BASEDIR / "config" / "config.yaml"]
+    for path in files:
+        try:
+            load_yaml_unique(Path(path))
+        except ValueError as err:
+            stop(f"config error: {err}")
+
+
 def _validate(data: dict, schema_path: Path, source: str) -> None:
-    """Snakemake's validation (it also fills defaults), reduced to one line on failure."""
+    """Snakemake's validation (it also fills defaults), reduced to one line on failure; first
+    the strict check (.nan is no number, 7.0 no integer), which Snakemake's lets pass.
+    """
+    strict = first_config_error(data, yaml.safe_load(schema_path.read_text()), source)
+    if strict:
+        stop(strict)
     try:
         validate(data, str(schema_path), set_default=True)
     except WorkflowError:
@@ -62,6 +82,7 @@ def _side_file(name: str) -> dict:
         stop(f"config error: {err}")
 
 
+_check_unique_keys()
 _validate(config, SCHEMA, "the configuration")
 config.setdefault("tools", _side_file(config["tools_file"])["tools"])
 _validate({"tools": config["tools"]}, TOOLS_SCHEMA, config["tools_file"])
@@ -69,6 +90,12 @@ LANGUAGES = _side_file(config["languages_file"])
 ASTGREP_RULES = Path(config["astgrep_rules_dir"])
 if not ASTGREP_RULES.is_absolute() and not ASTGREP_RULES.exists():
     ASTGREP_RULES = BASEDIR / ASTGREP_RULES
+# A missing rules folder or an unknown query kind would fail only inside a job.
+_problem = rules_problem(ASTGREP_RULES, LANGUAGES) or query_kinds_problem(
+    config["query_kinds"], rule_kinds(ASTGREP_RULES, LANGUAGES)
+)
+if _problem:
+    stop(_problem)
 if config["baseline"] not in config["tools"]:
     stop(unknown_name_line("tool", config["baseline"], config["tools"], "baseline"))
 # A local corpus that cannot be read fails now, not halfway through a run.

@@ -17,6 +17,7 @@ rule symbols:
         rules_dir=lambda wildcards, input: str(Path(input.rules[0]).parent),
         languages_file=config["languages_file"],
         max_parse_bytes=config["max_parse_bytes"],
+        max_line_bytes=config["max_line_bytes"],
         code=code_hash("symbols"),
     script:
         "../scripts/symbols.py"

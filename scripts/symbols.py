@@ -26,6 +26,7 @@ def main(smk) -> None:
         languages,
         max_parse_bytes=int(smk.params.max_parse_bytes),
         threads=int(smk.threads),
+        max_line_bytes=int(smk.params.max_line_bytes),
     )
     logging.info("scanned %d files in %.1f s", len(files), time.monotonic() - started)
     logging.info("declarations\t%d", len(symbols))

@@ -9,17 +9,21 @@ target leaves the tree and writes through links are refused.
 
 import datetime
 import hashlib
+import html.parser
 import json
 import logging
 import os
 import posixpath
 import re
 import shutil
+import ssl
 import stat
 import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.parse
+import urllib.request
 import zipfile
 from collections import Counter
 from collections.abc import Callable
@@ -601,29 +605,139 @@ def fetch_npm(name: str, source: dict, tree: Path, work: Path, workdir: Path) ->
     }
 
 
+SDIST_SUFFIXES = (".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tgz", ".tar")
+# pip's precedence: the environment, then the download command's section, then global.
+INDEX_KEYS = (":env:.index-url", "download.index-url", "global.index-url")
+SIMPLE_ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.1"
+
+
 def _sdist_version(filename: str, package: str) -> str | None:
     stem = re.sub(r"\.(tar\.gz|tar\.bz2|tar\.xz|tgz|zip|tar)$", "", filename)
     return stem.rsplit("-", 1)[1] if "-" in stem else None
 
 
+def canonical_name(name: str) -> str:
+    """PEP 503 normalisation of a project name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def parse_pip_config(text: str) -> dict[str, str]:
+    """`pip config list` lines (`section.key='value'`) as a mapping."""
+    values = {}
+    for line in text.splitlines():
+        key, eq, value = line.partition("=")
+        if eq:
+            values[key.strip()] = value.strip().strip("'\"")
+    return values
+
+
+def pip_settings() -> tuple[str, str | None]:
+    """The index URL pip is configured with (else pip's own default) and its CA bundle.
+
+    Read from pip so no registry host is written here; a mirror set up for pip is used too."""
+    out = run_tool(
+        [sys.executable, "-m", "pip", "config", "list"],
+        "pip config list",
+        "install pip in the workflow's Python",
+    )
+    values = parse_pip_config(out)
+    index = next((values[k] for k in INDEX_KEYS if values.get(k)), None)
+    if index is None:
+        from pip._internal.models.index import PyPI  # pip's default index, not ours
+
+        index = PyPI.simple_url
+    cert = next((values[k] for k in (":env:.cert", "global.cert") if values.get(k)), None)
+    return index, cert
+
+
+def _http_get(url: str, cert: str | None, accept: str = "*/*") -> tuple[bytes, str]:
+    """Body and content type of url (http(s) or file)."""
+    context = ssl.create_default_context(cafile=cert) if url.startswith("https:") else None
+    request = urllib.request.Request(url, headers={"Accept": accept})
+    try:
+        with urllib.request.urlopen(request, timeout=120, context=context) as response:
+            return response.read(), response.headers.get("Content-Type", "")
+    except (OSError, ValueError) as exc:  # URLError and HTTPError are OSErrors
+        raise BenchError(
+            f"cannot fetch {url}: {exc}; check the index pip is configured with"
+        ) from None
+
+
+class _Links(html.parser.HTMLParser):
+    """The anchors of a PEP 503 project page: (text, href)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[tuple[str, str]] = []
+        self._href: str | None = None
+        self._text = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a":
+            self._href, self._text = dict(attrs).get("href") or "", ""
+
+    def handle_data(self, data: str) -> None:
+        if self._href is not None:
+            self._text += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "a" and self._href is not None:
+            self.links.append((self._text.strip(), self._href))
+            self._href = None
+
+
+def project_files(body: bytes, content_type: str, page: str) -> list[tuple[str, str, str]]:
+    """(filename, absolute url, sha256 or '') of every file a simple-API page lists."""
+    found = []
+    if "json" in content_type:
+        for item in json.loads(body).get("files", []):
+            url = urllib.parse.urljoin(page, item["url"])
+            found.append((item["filename"], url, item.get("hashes", {}).get("sha256", "")))
+        return found
+    parser = _Links()
+    parser.feed(body.decode("utf-8", "replace"))
+    for text, href in parser.links:
+        url, _, fragment = urllib.parse.urljoin(page, href).partition("#")
+        digest = fragment[len("sha256=") :] if fragment.startswith("sha256=") else ""
+        found.append((text or posixpath.basename(url), url, digest))
+    return found
+
+
+def pick_sdist(
+    files: list[tuple[str, str, str]], package: str, version: str
+) -> tuple[str, str, str] | None:
+    """The sdist of package==version (a .tar.gz before other archive kinds), or None."""
+    wanted = canonical_name(package)
+    for suffix in SDIST_SUFFIXES:
+        for filename, url, digest in sorted(files):
+            if not filename.endswith(suffix):
+                continue
+            name, _, got = filename[: -len(suffix)].rpartition("-")
+            if canonical_name(name) == wanted and got == version:
+                return filename, url, digest
+    return None
+
+
 def fetch_pypi(name: str, source: dict, tree: Path, work: Path, workdir: Path) -> dict:
+    """The sdist's bytes from pip's index, hash-checked, then unpacked: nothing in it runs
+    (`pip download` would call the sdist's build backend to read its metadata)."""
     pkg, version = source["package"], str(source["version"])
-    folder = work / "pypi"
-    folder.mkdir()
-    run_tool(
-        [
-            sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-            "--no-binary", ":all:", "--disable-pip-version-check", "--no-input",
-            "--dest", str(folder), f"{pkg}=={version}",
-        ],
-        f"pip download {pkg}=={version}",
-        f"check that PyPI project {pkg} has a source distribution of version {version}",
-    )  # fmt: skip
-    files = sorted(p for p in folder.iterdir() if p.is_file())
-    if len(files) != 1:
-        raise BenchError(f"pip download {pkg}=={version} left {len(files)} files, expected 1")
-    sdist = files[0]
+    index, cert = pip_settings()
+    page = index.rstrip("/") + "/" + canonical_name(pkg) + "/"
+    body, content_type = _http_get(page, cert, SIMPLE_ACCEPT)
+    chosen = pick_sdist(project_files(body, content_type, page), pkg, version)
+    if chosen is None:
+        raise BenchError(
+            f"PyPI project {pkg} has no source distribution of version {version} on {index}; "
+            "check the version (`pip index versions " + pkg + "`)"
+        )
+    filename, url, digest = chosen
+    if "/" in filename or filename in ("", ".", ".."):
+        raise BenchError(f"the index lists an unsafe file name {filename!r} for {pkg}")
+    sdist = work / filename
+    sdist.write_bytes(_http_get(url, cert)[0])
     check_sha256(sdist, source.get("sha256"), f"PyPI sdist {pkg}=={version}")
+    check_sha256(sdist, digest or None, f"PyPI sdist {pkg}=={version} (the index's own hash)")
     record = archive_record(sdist)
     extract_archive(sdist, tree, sdist.name)
     return {

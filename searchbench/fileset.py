@@ -4,6 +4,8 @@ kind is `text`, `binary` (a NUL byte within the first 8192 bytes, as git decides
 `symlink` (listed, never followed). language comes from the file name's last dot-suffix via
 config/languages.yaml: a parsed language, `unparsed-source`, or `-`. It is a property of the
 name, so a binary file or a symlink named `x.c` is still `c`; users of the list filter on kind.
+Where the name says nothing, a text file starting with `#!` (a script: bin/tool, configure)
+is `unparsed-source`: it may declare names the parser never sees.
 """
 
 import os
@@ -67,10 +69,17 @@ def language_of(relpath: str | bytes, languages: dict) -> str:
     return extension_map(languages).get(extension_of(name), NO_LANGUAGE)
 
 
-def _is_binary(path: bytes) -> bool:
+def _head(path: bytes) -> bytes:
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     with os.fdopen(fd, "rb") as handle:
-        return b"\0" in handle.read(BINARY_SNIFF_BYTES)
+        return handle.read(BINARY_SNIFF_BYTES)
+
+
+def content_language(name_language: str, kind: str, head: bytes) -> str:
+    """A text file the name gives no language but whose first line is a shebang is a script."""
+    if name_language == NO_LANGUAGE and kind == "text" and head.startswith(b"#!"):
+        return UNPARSED
+    return name_language
 
 
 def scan_files(root: Path, languages: dict) -> list[FileEntry]:
@@ -86,12 +95,15 @@ def scan_files(root: Path, languages: dict) -> list[FileEntry]:
             if stat.S_ISLNK(info.st_mode):
                 kind = "symlink"
             elif stat.S_ISREG(info.st_mode):
-                kind = "binary" if _is_binary(full) else "text"
+                head = _head(full)
+                kind = "binary" if b"\0" in head else "text"
             else:
                 continue  # directories are walked; fifos, sockets and devices are not files
             rel = os.path.relpath(full, top)
             rel_str = os.fsdecode(rel)
             language = extmap.get(extension_of(rel_str), NO_LANGUAGE)
+            if kind == "text":
+                language = content_language(language, kind, head)
             found.append((rel, FileEntry(rel_str, info.st_size, kind, language)))
     found.sort(key=lambda item: item[0])
     return [entry for _, entry in found]

@@ -17,7 +17,8 @@ enters the file list. Binary files are also kept out of every tool's file set by
 (-I, rg's default) where the tool has such a flag (busybox has none).
 
 Known limitation: output is split on "\n", so a file name that contains a newline is not
-recovered (such names are reported in `unparsed`).
+recovered (such names are reported in `unparsed`). The symbol pass lists such files as unseen
+(`newline-in-name`), so none is ever a query's answer.
 """
 
 import json
@@ -74,9 +75,23 @@ def _parse_colon(line: bytes, known_paths: frozenset[bytes] | set[bytes] | None)
     return first
 
 
+def _astgrep_head(line: bytes) -> dict:
+    """The JSON object, or, for a record cut at MAX_LINE, its keys before `lines`.
+
+    ast-grep prints text, range and file before the (possibly huge) source line, and the
+    unescaped quotes of `,"lines":` can only occur between keys, never inside a string."""
+    try:
+        return json.loads(line)
+    except ValueError:
+        cut = line.find(b',"lines":')
+        if cut < 0:
+            raise
+        return json.loads(line[:cut] + b"}")
+
+
 def _parse_astgrep(line: bytes) -> Match | None:
     try:
-        obj = json.loads(line)
+        obj = _astgrep_head(line)
         path = obj["file"]
         number = int(obj["range"]["start"]["line"]) + 1
     except (ValueError, KeyError, TypeError):
@@ -88,6 +103,31 @@ def _parse_astgrep(line: bytes) -> Match | None:
         number,
         text.encode("utf-8", "surrogateescape"),
     )
+
+
+_CTAGS_ESCAPE = re.compile(rb"\\(x[0-9A-Fa-f]{2}|.)", re.DOTALL)
+_CTAGS_CHARS = {
+    b"t": b"\t",
+    b"n": b"\n",
+    b"r": b"\r",
+    b"\\": b"\\",
+    b"a": b"\a",
+    b"b": b"\b",
+    b"f": b"\f",
+    b"v": b"\v",
+}
+
+
+def unescape_ctags(field: bytes) -> bytes:
+    """Undo u-ctags' escapes in a tag-file field (\\t, \\n, \\r, \\\\, \\xHH, ...)."""
+
+    def one(m: re.Match[bytes]) -> bytes:
+        code = m.group(1)
+        if len(code) == 3:
+            return bytes([int(code[1:], 16)])
+        return _CTAGS_CHARS.get(code, code)
+
+    return _CTAGS_ESCAPE.sub(one, field)
 
 
 def _parse_ctags(line: bytes) -> Match | None:
@@ -107,7 +147,7 @@ def _parse_ctags(line: bytes) -> Match | None:
         pattern = pattern[2:-2]
     elif pattern.startswith(b"/^") and pattern.endswith(b"/"):
         pattern = pattern[2:-1]
-    return Match(strip_dot_slash(fields[1]), number, pattern)
+    return Match(strip_dot_slash(unescape_ctags(fields[1])), number, pattern)
 
 
 def parse_line(

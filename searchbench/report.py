@@ -239,13 +239,29 @@ def cost_summary(rows: Sequence[dict[str, str]]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def timing_summary(rows: Sequence[dict[str, str]]) -> dict[str, Any]:
-    """Median over queries of the per-query median wall time; peak RSS is the maximum over
-    every timed query and repeat (the seed's trap: not the first query's). The runs each
-    figure rests on are counted from the rows: the time budget may have cut repeats."""
+def failed_run(row: dict[str, str], ok_exits: Sequence[int]) -> bool:
+    """A timed-out, crashed (signal) or erroring run: its wall time is no search time."""
+    code = row.get("exit_code", "0")
+    return as_bool(row.get("timed_out", "0")) or not code.isdigit() or int(code) not in ok_exits
+
+
+def ok_exit_codes(config: dict[str, Any], tool: str) -> tuple[int, ...]:
+    """0 and the tool's "nothing found" codes (no_match_exit, default [1])."""
+    spec = (config.get("tools") or {}).get(tool) or {}
+    return (0, *spec.get("no_match_exit", [1]))
+
+
+def timing_summary(rows: Sequence[dict[str, str]], ok_exits: Sequence[int] = (0, 1)) -> dict:
+    """Median over queries of the per-query median wall time of the runs that did not fail
+    (`failed` counts the excluded ones); peak RSS is the maximum over every timed query and
+    repeat (the seed's trap: not the first query's). The runs each figure rests on are
+    counted from the rows: the time budget may have cut repeats."""
     per_query: dict[str, list[float]] = {}
+    walls: dict[str, list[float]] = {}
     for r in rows:
         per_query.setdefault(r["qid"], []).append(as_float(r["wall"]))
+        if not failed_run(r, ok_exits):
+            walls.setdefault(r["qid"], []).append(as_float(r["wall"]))
     runs_per_query = [len(walls) for walls in per_query.values()]
     # 0 marks a run too short to measure (rss_source below-floor), not a zero peak.
     rss = [as_float(r["peak_rss_kib"]) for r in rows if as_float(r["peak_rss_kib"]) > 0]
@@ -255,7 +271,8 @@ def timing_summary(rows: Sequence[dict[str, str]]) -> dict[str, Any]:
         "min_runs": min(runs_per_query, default=0),
         "max_runs": max(runs_per_query, default=0),
         "single_run_queries": runs_per_query.count(1),
-        "median_wall_s": median([median(v) for _, v in sorted(per_query.items())]),
+        "median_wall_s": median([median(v) for _, v in sorted(walls.items())]),
+        "failed": len(rows) - sum(len(v) for v in walls.values()),
         "peak_rss_kib": max(rss) if rss else float("nan"),
         "timeouts": sum(as_bool(r.get("timed_out", "0")) for r in rows),
         "rss_sources": ", ".join(
@@ -468,7 +485,8 @@ def build_model(
     timing_map: dict[str, dict[str, dict[str, Any]]] = {}
     timing = timing if timing_enabled(config) else []
     for p in sorted(timing, key=str):
-        timing_map.setdefault(corpus_of(p, 2), {})[Path(p).stem] = timing_summary(read_tsv(p))
+        summary = timing_summary(read_tsv(p), ok_exit_codes(config, Path(p).stem))
+        timing_map.setdefault(corpus_of(p, 2), {})[Path(p).stem] = summary
     all_inputs = [*scores, *inference, *corpus, tools, *timing, *funnel, *gt_audit, *fileset_audit]
     if run_status is not None:
         all_inputs.append(run_status)
@@ -1115,6 +1133,7 @@ def timing_table(model: Model, sec: Section) -> str:
                     fmt_num(t["peak_rss_kib"] / 1024, 1),
                     t["rss_sources"],
                     t["timeouts"],
+                    t["failed"],
                     runs_flag(t),
                 ]
             )
@@ -1130,6 +1149,7 @@ def timing_table(model: Model, sec: Section) -> str:
             "peak RSS (MiB, max)",
             "RSS source (runs)",
             "timeouts",
+            "failed runs (not in the median)",
             "note",
         ],
         rows,

@@ -65,7 +65,9 @@ class SearchResult:
     stdout_bytes: int = 0
     notices: int = 0  # "Binary file X matches" lines dropped
     unparsed: int = 0
-    leftover_processes: int = 0  # non-zombie processes of the group still alive after cleanup
+    # non-zombie processes of the group still alive after cleanup; a process that left the
+    # group (setsid) is neither killed nor counted (README, measurement notes)
+    leftover_processes: int = 0
     stdout_sha256: str = ""  # of everything printed: fast-path equivalence compares it
 
 

@@ -27,9 +27,13 @@ SYMBOL_COLUMNS = ["symbol", "kind", "language", "path", "line", "rule"]
 UNSEEN_COLUMNS = ["path", "reason", "bytes"]
 CANDIDATE_COLUMNS = ["query", "language", "kind", "path", "line", "eligibility"]
 QUERY_COLUMNS = ["qid", *CANDIDATE_COLUMNS]
+# Unicode letters count (größe_berechnen is a name a user searches for); `$` is a letter in
+# JavaScript and PHP. Operators (`operator==`) and other non-names are dropped.
+IDENTIFIER = r"(?:[^\W\d][\w$]*|\$[\w$]*)"
 
 STEP_DECLARATIONS = "declarations"
 STEP_DISTINCT = "distinct-names"
+STEP_IDENTIFIER = "identifier-shaped"
 STEP_MIN_LENGTH = "min-length"
 STEP_ONE_FILE = "declared-in-one-file"
 STEP_KIND = "kind-allowed"
@@ -67,7 +71,7 @@ def read_unseen(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def exactly_once(symbols: pd.DataFrame, min_length: int) -> tuple[Funnel, pd.DataFrame]:
-    """Names of at least min_length that look like identifiers and are declared in exactly
+    """Names that are identifiers of at least min_length characters and are declared in exactly
     one file (several declarations in that one file, e.g. overloads, still count as one;
     the first line is the answer line). Returns the funnel so far and the candidates.
 
@@ -80,7 +84,8 @@ def exactly_once(symbols: pd.DataFrame, min_length: int) -> tuple[Funnel, pd.Dat
     starts = _run_starts(names)
     counts = np.diff(np.append(starts, len(names)))
     distinct = names[starts]
-    looks = _identifier_mask(distinct, min_length)
+    shaped = _identifier_mask(distinct)
+    looks = shaped & (_lengths(distinct) >= min_length)
     owner = np.repeat(np.arange(len(starts)), counts)
     other_file = paths != paths[starts][owner] if len(names) else np.zeros(0, bool)
     several_files = (
@@ -89,6 +94,7 @@ def exactly_once(symbols: pd.DataFrame, min_length: int) -> tuple[Funnel, pd.Dat
     funnel: Funnel = [
         (STEP_DECLARATIONS, len(symbols)),
         (STEP_DISTINCT, len(distinct)),
+        (STEP_IDENTIFIER, int(shaped.sum())),
         (STEP_MIN_LENGTH, int(looks.sum())),
     ]
     groups = np.flatnonzero(looks & ~several_files)
@@ -110,21 +116,23 @@ def exactly_once(symbols: pd.DataFrame, min_length: int) -> tuple[Funnel, pd.Dat
         },
         columns=CANDIDATE_COLUMNS,
     )
-    # Already in byte order: the rows are sorted by name, and identifiers are ASCII.
+    # Already in byte order: the rows are sorted by name, and UTF-8 keeps code-point order.
     funnel.append((STEP_ONE_FILE, len(candidates)))
     return funnel, candidates
 
 
-def _identifier_mask(names: np.ndarray, min_length: int) -> np.ndarray:
-    """Which names look like identifiers of at least min_length: one regex pass over all the
-    names joined by newlines (a name holds none), rather than a call per name."""
+def _lengths(names: np.ndarray) -> np.ndarray:
+    return np.fromiter(map(len, names), np.int64, len(names))
+
+
+def _identifier_mask(names: np.ndarray) -> np.ndarray:
+    """Which names are identifiers: one regex pass over all the names joined by newlines (a
+    name holds none), rather than a call per name."""
     if len(names) == 0:
         return np.zeros(0, dtype=bool)
     joined = "\n".join(names.tolist())
-    ends = np.cumsum(np.fromiter(map(len, names), np.int64, len(names)) + 1)
-    shaped = re.compile(
-        rf"^[A-Za-z_$][A-Za-z0-9_$]{{{max(min_length - 1, 0)},}}$", re.MULTILINE
-    )
+    ends = np.cumsum(_lengths(names) + 1)
+    shaped = re.compile(rf"^{IDENTIFIER}$", re.MULTILINE)
     mask = np.zeros(len(names), dtype=bool)
     starts = np.fromiter((m.start() for m in shaped.finditer(joined)), np.int64)
     mask[np.searchsorted(ends, starts, side="right")] = True
@@ -157,13 +165,6 @@ def _first_declaration(columns: dict[str, np.ndarray], start: int, count: int) -
             columns["rule"][i],
         ),
     )
-
-
-def _in_byte_order(names: list[str]) -> list[str]:
-    """Sorted as UTF-8 bytes; for ASCII names (all identifiers) that is str order, cheaper."""
-    if all(name.isascii() for name in names):
-        return sorted(names)
-    return sorted(names, key=lambda name: name.encode("utf-8"))
 
 
 def funnel_and_candidates(

@@ -14,7 +14,13 @@ that occur in them out of the exactly-once set:
 - binary: a file named like a parsed language that files.tsv classifies as binary;
 - not-utf8: ast-grep silently skips a file that is not valid UTF-8 (checked on files with no
   match, which is where such a file hides);
-- astgrep-error: ast-grep printed an error naming the file.
+- astgrep-error: ast-grep printed an error naming the file;
+- name-not-utf8: the file's name is not valid UTF-8 (ast-grep panics on such a path and the
+  whole batch is lost);
+- newline-in-name: the name holds a newline, which every grep-style tool prints raw and which
+  no line-based output can be split back into a path (so no answer may be such a file);
+- minified: a line longer than max_line_bytes (ast-grep copies the whole line into every
+  match's JSON: a 1.3 MB one-line JS file took it to 24 GB).
 Parse errors (tree-sitter ERROR nodes) are not recorded: in C they are frequent around macros,
 and treating a whole file as unseen for one ERROR node would empty the exactly-once set.
 """
@@ -25,6 +31,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -40,7 +47,17 @@ from searchbench.paths import decode_path, encode_path, strip_dot_slash
 
 SYMBOLS_HEADER = ("symbol", "kind", "language", "path", "line", "rule")
 UNSEEN_HEADER = ("path", "reason", "bytes")
-UNSEEN_REASONS = ("too-large", "unparsed-language", "binary", "not-utf8", "astgrep-error")
+UNSEEN_REASONS = (
+    "too-large",
+    "unparsed-language",
+    "binary",
+    "not-utf8",
+    "astgrep-error",
+    "name-not-utf8",
+    "newline-in-name",
+    "minified",
+)
+MAX_LINE_BYTES = 20_000  # default guard; the longest line in the default corpora and Linux is 1,397
 UNPARSED = "unparsed-source"
 NO_IGNORE = ("hidden", "dot", "exclude", "global", "parent", "vcs")
 ARGV_BUDGET = 256 * 1024  # bytes of file arguments per ast-grep call, far below ARG_MAX
@@ -159,6 +176,11 @@ def _lossy(path: bytes) -> str:
     return strip_dot_slash(path).decode("utf-8", "replace")
 
 
+def _without_lines(match: dict) -> dict:
+    match.pop("lines", None)
+    return match
+
+
 def _run_batch(
     astgrep: str, sgconfig: Path, root: Path, batch: list[bytes], threads: int
 ) -> tuple[list[dict], list[str]]:
@@ -170,15 +192,60 @@ def _run_batch(
     env = {**os.environ, "LC_ALL": "C.UTF-8"}
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(argv, cwd=root, stdout=subprocess.PIPE, stderr=err, env=env)
-        matches = [json.loads(line) for line in proc.stdout if line.strip()]
+        # `lines` (the whole source line) is dropped at once: it is what grows with line length.
+        matches = [_without_lines(json.loads(line)) for line in proc.stdout if line.strip()]
         code = proc.wait()
         err.seek(0)
         stderr = err.read().decode("utf-8", "replace")
     if code != 0:
         tail = " | ".join(stderr.strip().splitlines()[-3:])
-        raise BenchError(f"ast-grep scan failed in {root} (exit {code}): {tail}")
+        raise BenchError(f"ast-grep scan failed in {root} ({exit_description(code)}): {tail}")
     errors = [line[len("ERROR: ") :] for line in stderr.splitlines() if line.startswith("ERROR: ")]
     return matches, errors
+
+
+def exit_description(code: int) -> str:
+    """`exit N`, or the signal that killed the process (SIGKILL is usually the OOM killer)."""
+    if code >= 0:
+        return f"exit {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        return f"killed by signal {-code}"
+    if name == "SIGKILL":
+        return "killed by SIGKILL, likely the out-of-memory killer: see `dmesg`"
+    return f"killed by {name}"
+
+
+def name_problem(path: str) -> str | None:
+    """The unseen reason a file's name alone earns, or None for a name ast-grep can take."""
+    raw = os.fsencode(path)
+    if b"\n" in raw:
+        return "newline-in-name"
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "name-not-utf8"
+    return None
+
+
+def has_long_line(path: Path, limit: int) -> bool:
+    """Whether any line of the file is longer than limit bytes (minified or generated)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False  # ast-grep reports the unreadable file as astgrep-error
+    if len(data) <= limit:
+        return False
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        if end - start > limit:
+            return True
+        start = end + 1
+    return False
 
 
 def _is_utf8(path: Path) -> bool:
@@ -199,6 +266,7 @@ def scan_symbols(
     *,
     astgrep: str | None = None,
     argv_budget: int = ARGV_BUDGET,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> tuple[list[SymbolRow], list[UnseenRow]]:
     """Scan the given files (FileEntry rows or (path, bytes, kind, language) tuples).
 
@@ -218,10 +286,15 @@ def scan_symbols(
             unseen.append(UnseenRow(path, "unparsed-language", size))
         if language not in parsed or kind == "symlink":
             continue
+        problem = name_problem(path)
         if kind == "binary":
             unseen.append(UnseenRow(path, "binary", size))
+        elif problem:
+            unseen.append(UnseenRow(path, problem, size))
         elif size > max_parse_bytes:
             unseen.append(UnseenRow(path, "too-large", size))
+        elif has_long_line(root / path, max_line_bytes):
+            unseen.append(UnseenRow(path, "minified", size))
         else:
             printed = _lossy(os.fsencode(path))
             if printed in by_printed:

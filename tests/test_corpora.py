@@ -1,6 +1,6 @@
 """Fetching corpora: every source kind for real, safe extraction, files.tsv round trips.
 
-The network tests use only the package registries (apt-get download, npm pack, pip download).
+The network tests use only the package registries (apt-get download, npm pack, pip's index).
 """
 
 import io
@@ -479,3 +479,98 @@ def test_npm_unknown_version_says_what_to_check(tmp_path):
     with pytest.raises(BenchError, match="No matching version.*npm view is-number versions"):
         fetch(tmp_path, spec)
     assert_nothing_left(tmp_path)
+
+
+# ---------------------------------------------------------------------------- pypi: bytes only
+
+
+# An in-tree build backend needs no build dependencies, so pip runs it at once; importing it
+# writes the marker (as a setup.py would).
+HOSTILE_BACKEND = """
+import pathlib
+pathlib.Path({marker!r}).write_text("the build backend ran")
+"""
+HOSTILE_PYPROJECT = """[build-system]
+requires = []
+build-backend = "hostile_backend"
+backend-path = ["."]
+"""
+
+
+@pytest.fixture
+def fake_index(tmp_path, monkeypatch):
+    """A PEP 503 index on localhost holding one sdist whose build backend writes a marker."""
+    import functools
+    import hashlib
+    import http.server
+    import threading
+
+    marker = tmp_path / "MARKER"
+    served = tmp_path / "index"
+    (served / "simple" / "hostile-pkg").mkdir(parents=True)
+    (served / "files").mkdir()
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for member, text in {
+            "hostile_pkg-1.0/hostile_backend.py": HOSTILE_BACKEND.format(marker=str(marker)),
+            "hostile_pkg-1.0/pyproject.toml": HOSTILE_PYPROJECT,
+            "hostile_pkg-1.0/PKG-INFO": "Metadata-Version: 2.1\nName: hostile-pkg\nVersion: 1.0\n",
+            "hostile_pkg-1.0/hostile_pkg.py": "def hostile_function():\n    return 1\n",
+        }.items():
+            data = text.encode()
+            info = tarfile.TarInfo(member)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    sdist = buf.getvalue()
+    (served / "files" / "hostile_pkg-1.0.tar.gz").write_bytes(sdist)
+    digest = hashlib.sha256(sdist).hexdigest()
+    (served / "simple" / "hostile-pkg" / "index.html").write_text(
+        f'<html><body><a href="../../files/hostile_pkg-1.0.tar.gz#sha256={digest}">'
+        "hostile_pkg-1.0.tar.gz</a></body></html>\n"
+    )
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("PIP_INDEX_URL", f"http://127.0.0.1:{server.server_port}/simple/")
+    monkeypatch.setenv("PIP_FIND_LINKS", "")
+    monkeypatch.setenv("PIP_NO_INDEX", "")
+    yield marker, digest
+    server.shutdown()
+    server.server_close()
+
+
+def test_pypi_source_runs_nothing_from_the_sdist(tmp_path, fake_index):
+    marker, digest = fake_index
+    spec = {"source": {"kind": "pypi", "package": "hostile-pkg", "version": "1.0"}}
+    wrong = {**spec, "source": {**spec["source"], "sha256": "0" * 64}}
+    with pytest.raises(BenchError) as refused:
+        fetch(tmp_path, wrong)
+    assert not marker.exists(), "the sdist's build backend ran"
+    assert "sha256 mismatch for PyPI sdist hostile-pkg==1.0" in str(refused.value)
+    assert_nothing_left(tmp_path)
+    right = {**spec, "source": {**spec["source"], "sha256": digest}, "subdir": "hostile_pkg-1.0"}
+    manifest = fetch(tmp_path, right)
+    assert not marker.exists()
+    assert (tmp_path / "corpora" / "c" / "hostile_pkg.py").is_file()
+    assert manifest["archives"][0] == {
+        "file": "hostile_pkg-1.0.tar.gz",
+        "sha256": digest,
+        "bytes": manifest["archives"][0]["bytes"],
+    }
+    assert manifest["resolved_revision"] == "1.0"
+
+
+def test_pypi_missing_version_is_one_line(tmp_path, fake_index):
+    spec = {"source": {"kind": "pypi", "package": "hostile-pkg", "version": "2.0"}}
+    with pytest.raises(BenchError, match="has no source distribution of version 2.0"):
+        fetch(tmp_path, spec)
+    assert_nothing_left(tmp_path)
+
+
+def test_pip_config_lines_are_parsed():
+    text = "global.cert='/etc/ca.crt'\n:env:.index-url='http://mirror.invalid/simple'\n"
+    assert corpora.parse_pip_config(text) == {
+        "global.cert": "/etc/ca.crt",
+        ":env:.index-url": "http://mirror.invalid/simple",
+    }

@@ -5,6 +5,7 @@ import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 
 from searchbench import gt_audit, sampling
@@ -81,16 +82,18 @@ def test_summary_and_files_are_deterministic(queries, ctags, tmp_path):
     assert outputs[0] == outputs[1]
     summary = outputs[0][1].decode().splitlines()
     assert summary == [
-        "language\tqueries\tagree\tshare",
-        "c\t1\t0\t0",
-        "cpp\t1\t1\t1",
-        "go\t1\t1\t1",
-        "javascript\t1\t1\t1",
-        "python\t5\t4\t0.80000000000000004",
-        "all\t9\t7\t0.77777777777777779",
+        "language\tqueries\tagree\tshare\tcontradicted\tcontradicted_share",
+        "c\t1\t0\t0\t0\t0",
+        "cpp\t1\t1\t1\t0\t0",
+        "go\t1\t1\t1\t0\t0",
+        "javascript\t1\t1\t1\t0\t0",
+        "python\t5\t4\t0.80000000000000004\t1\t0.20000000000000001",
+        "all\t9\t7\t0.77777777777777779\t1\t0.1111111111111111",
     ]
     audit_lines = outputs[0][0].decode().splitlines()
-    assert audit_lines[0] == "qid\tquery\tlanguage\tpath\tctags_agrees\tctags_paths"
+    assert audit_lines[0] == (
+        "qid\tquery\tlanguage\tpath\tctags_agrees\tctags_paths\tctags_elsewhere"
+    )
     assert len(audit_lines) == 10
 
 
@@ -149,3 +152,22 @@ def test_scripts_end_to_end(tmp_path):
     assert "reason\t1\tc\tctags-declaration-only" in log
     assert "reason\t1\tpython\tctags-defines-elsewhere" in log
     assert sum(line.startswith("disagree\t") for line in log) == 2
+
+
+def test_a_name_ctags_also_defines_elsewhere_is_a_contradiction(ctags, tmp_path):
+    """Issue 8 item 3: membership said "agrees" although a Rust field made the name twice."""
+    (tmp_path / "lib.rs").write_text("pub struct Config {\n    pub root_dir: String,\n}\n")
+    (tmp_path / "main.rs").write_text("fn root_dir() -> String {\n    String::new()\n}\n")
+    queries = pd.DataFrame(
+        [("q-0001", "root_dir", "rust", "function", "main.rs", "1", "exactly-once")],
+        columns=gt_audit.QUERY_COLUMNS,
+    )
+    table = gt_audit.audit(queries, gt_audit.ctags_tags(tmp_path, queries, ctags=ctags))
+    row = table.iloc[0]
+    assert (row.ctags_agrees, row.ctags_paths, row.ctags_elsewhere) == (
+        "yes",
+        "lib.rs,main.rs",
+        "yes",
+    )
+    summary = gt_audit.summarize(table)
+    assert list(summary.iloc[0]) == ["rust", 1, 1, "1", 1, "1"]

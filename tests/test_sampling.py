@@ -64,6 +64,7 @@ def test_candidates_are_exactly_once_long_identifiers_not_in_unseen_files():
     assert funnel == [
         ("declarations", 15),
         ("distinct-names", 13),
+        ("identifier-shaped", 12),
         ("min-length", 11),
         ("declared-in-one-file", 10),
         ("not-in-unseen-files", 9),
@@ -215,6 +216,7 @@ def test_empty_symbol_table(tmp_path):
         for step in (
             "declarations",
             "distinct-names",
+            "identifier-shaped",
             "min-length",
             "declared-in-one-file",
             "not-in-unseen-files",
@@ -257,3 +259,30 @@ def test_query_kinds_restrict_the_sample_but_not_exactly_once(tmp_path):
     # gamma_twice is a function in one file but a macro in another: still not exactly once.
     assert list(sample["query"]) == ["alpha_fn"]
     assert ("kind-allowed", 1) in funnel and funnel[-1] == ("sampled", 1)
+
+
+def test_non_ascii_identifiers_are_kept_and_every_drop_has_its_own_step(tmp_path):
+    """größe_berechnen is a real name: it was dropped at the step labelled min-length."""
+    symbols = pd.DataFrame(
+        [
+            ("größe_berechnen", "function", "python", "a.py", "1", "python-function"),
+            ("名前空間", "class", "python", "b.py", "2", "python-class"),
+            ("operator==", "method", "cpp", "c.cpp", "3", "cpp-method"),
+            ("abc", "function", "c", "d.c", "4", "c-function"),
+            ("1abc", "function", "c", "d.c", "5", "c-function"),
+        ],
+        columns=["symbol", "kind", "language", "path", "line", "rule"],
+    )
+    for name in ("a.py", "b.py", "c.cpp", "d.c"):
+        (tmp_path / name).write_text("x\n")
+    unseen = pd.DataFrame(columns=["path", "reason", "bytes"])
+    funnel, sample = sampling.select_queries(
+        symbols, unseen, tmp_path, min_length=4, n="all", seed=1, corpus="u"
+    )
+    assert list(sample["query"]) == ["größe_berechnen", "名前空間"]  # UTF-8 byte order
+    assert funnel[:4] == [
+        ("declarations", 5),
+        ("distinct-names", 5),
+        ("identifier-shaped", 3),
+        ("min-length", 2),
+    ]

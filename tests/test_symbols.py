@@ -226,7 +226,9 @@ def test_ignore_files_and_hidden_paths_hide_nothing(result):
     rows, unseen = result
     assert ("HiddenFunc", "function", ".hidden/secret.go", 3) in rows_for(rows, "go", hidden=True)
     assert {r.path.split("/")[0] for r in rows} >= {"c", "cpp", "rust", "ts", "js", "go"}
-    assert unseen == []
+    # git init's sample hooks are shell scripts (`#!`): unparsed source, rightly unseen
+    assert {u.reason for u in unseen if u.path.startswith(".git/hooks/")} == {"unparsed-language"}
+    assert [u for u in unseen if not u.path.startswith(".git/")] == []
 
 
 def test_names_in_comments_and_strings_are_not_declarations(result, corpus):
@@ -384,3 +386,36 @@ def test_identifier_tokens_equal_the_token_regex_on_any_bytes():
     for _ in range(200):
         data = bytes(rng.choice(alphabet) for _ in range(rng.randrange(0, 60)))
         assert identifier_tokens(data) == _TOKEN.findall(data), data
+
+
+def test_scripts_and_sources_without_rules_are_unseen_not_invisible(tmp_path):
+    """Issue 8 item 2: a name declared in a script or a .zsh/.fish file was exactly-once."""
+    root = tmp_path / "corpus"
+    (root / "bin").mkdir(parents=True)
+    (root / "lib.py").write_text("def shared_helper():\n    return 1\n")
+    (root / "bin" / "tool").write_text("#!/usr/bin/env python3\ndef shared_helper():\n    pass\n")
+    (root / "bin" / "setup").write_text("#!/bin/sh\nsetup_env() { :; }\n")
+    (root / "prompt.zsh").write_text("function zsh_widget() { }\n")
+    (root / "conf.fish").write_text("function fish_greeting\nend\n")
+    (root / "README").write_text("no shebang: prose\n")
+    files = scan_files(root, LANGUAGES)
+    assert {f.path: f.language for f in files} == {
+        "README": "-",
+        "bin/setup": "unparsed-source",
+        "bin/tool": "unparsed-source",
+        "conf.fish": "unparsed-source",
+        "lib.py": "python",
+        "prompt.zsh": "unparsed-source",
+    }
+    rows, unseen = scan(root, files=files)
+    assert [(r.symbol, r.path) for r in rows] == [("shared_helper", "lib.py")]
+    assert [(u.path, u.reason) for u in unseen] == [
+        ("bin/setup", "unparsed-language"),
+        ("bin/tool", "unparsed-language"),
+        ("conf.fish", "unparsed-language"),
+        ("prompt.zsh", "unparsed-language"),
+    ]
+    # so the sampler keeps shared_helper out of the exactly-once set
+    assert sym.names_in_files(root, [u.path for u in unseen], {"shared_helper"}) == {
+        "shared_helper"
+    }

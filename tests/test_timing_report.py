@@ -10,6 +10,7 @@ from searchbench.report import (
     render_html,
     render_markdown,
     section_charts,
+    timing_summary,
 )
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "report" / "results"
@@ -101,8 +102,37 @@ def test_timing_table_and_chart_show_runs_and_flag_single_runs(tmp_path: Path) -
         "rg: queries, runs, runs per query"
     )
     assert "one run per query" in table
+    assert "failed runs (not in the median)" in table
     assert f'<td class="name">hay</td><td>{queries}</td><td>{3 * queries}</td><td>3</td>' in table
     chart = section_charts(model, alpha)["quality_time"]
     labels = {row["tool"]: row["label"] for row in chart["data"]["values"]}
     assert labels["rg"] == "rg (one run per query)" and labels["hay"] == "hay"
     assert TIMING_OFF not in page and TIMING_OFF not in render_markdown(model)
+
+
+def _row(qid: str, wall: str, exit_code: str = "0", timed_out: str = "0") -> dict[str, str]:
+    return {
+        "qid": qid,
+        "wall": wall,
+        "exit_code": exit_code,
+        "timed_out": timed_out,
+        "peak_rss_kib": "100",
+        "rss_source": "wait4",
+    }
+
+
+def test_failed_runs_are_not_timings_and_are_counted() -> None:
+    """Issue 8 item 9: a crash after 0.001 s or a 120 s timeout is no search time."""
+    rows = [
+        _row("q1", "0.010"),
+        _row("q1", "0.001", exit_code="-11"),  # crashed (SIGSEGV)
+        _row("q2", "0.030"),
+        _row("q2", "120.0", exit_code="-9", timed_out="1"),
+        _row("q3", "0.002", exit_code="2"),  # an error exit: the only run of q3
+        _row("q4", "0.020", exit_code="1"),  # 1: nothing found, a real search
+    ]
+    summary = timing_summary(rows)
+    assert summary["failed"] == 3 and summary["timeouts"] == 1
+    assert summary["median_wall_s"] == 0.020  # median of q1 0.010, q2 0.030, q4 0.020
+    assert summary["runs"] == 6 and summary["queries"] == 4
+    assert timing_summary(rows, ok_exits=(0,))["failed"] == 4  # a tool whose 1 means error

@@ -139,6 +139,11 @@ def test_nothing_to_do_after_a_full_run(two_runs):
         (lambda c: c["corpora"]["mini"]["source"].update(kind="svn"), "kind"),
         (lambda c: c.update(baseline="nosuchtool"), "baseline"),
         (lambda c: c.update(surprise=1), "surprise"),
+        (lambda c: c.update(alpha=float("nan")), "alpha"),
+        (lambda c: c.update(seed=7.0), "seed"),
+        (lambda c: c["corpora"]["mini"]["source"].pop("kind"), "source.kind"),
+        (lambda c: c.update(astgrep_rules_dir="/nonexistent/rules"), "astgrep_rules_dir"),
+        (lambda c: c.update(query_kinds=["nosuchkind"]), "query_kinds"),
     ],
 )
 def test_malformed_config_stops_with_one_line_naming_the_key(tmp_path, mutate, expected):
@@ -150,6 +155,15 @@ def test_malformed_config_stops_with_one_line_naming_the_key(tmp_path, mutate, e
     output = proc.stdout + proc.stderr
     lines = [line for line in output.splitlines() if expected in line and "config" in line]
     assert lines, output[-3000:]
+    assert not (tmp_path / "results").exists()
+
+
+def test_duplicate_config_key_stops_with_one_line(tmp_path):
+    text = yaml.safe_dump(_config(tmp_path, tmp_path)) + "seed: 8\n"  # a second `seed:`
+    (tmp_path / "config.yaml").write_text(text)
+    proc = _snakemake(tmp_path, "-n", "--cores", "1", check=False)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "key 'seed' appears twice" in output, output[-3000:]
     assert not (tmp_path / "results").exists()
 
 

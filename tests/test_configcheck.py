@@ -1,0 +1,85 @@
+"""Issue 8 item 8: configuration values that passed the schema and failed late."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from searchbench.configcheck import (
+    first_config_error,
+    load_side_file,
+    load_yaml_unique,
+    query_kinds_problem,
+    rule_kinds,
+    rules_problem,
+)
+from searchbench.fileset import load_languages
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMA = yaml.safe_load((REPO / "config" / "schema" / "config.schema.yaml").read_text())
+RULES = REPO / "config" / "astgrep"
+LANGUAGES = load_languages(REPO / "config" / "languages.yaml")
+
+
+def _config(**changes) -> dict:
+    config = {"corpora": {"mini": {"source": {"kind": "local", "path": "."}}}}
+    config.update(changes)
+    return config
+
+
+def test_the_shipped_configurations_are_strictly_valid():
+    for name in ("config.yaml", "kernel.yaml", "seed.yaml"):
+        data = load_yaml_unique(REPO / "config" / name)
+        assert first_config_error(data, SCHEMA, name) is None, name
+        kinds = data.get("query_kinds", [])
+        assert query_kinds_problem(kinds, rule_kinds(RULES, LANGUAGES)) is None, name
+
+
+@pytest.mark.parametrize(
+    ("changes", "key"),
+    [
+        ({"alpha": float("nan")}, "alpha"),
+        ({"timeout_seconds": float("inf")}, "timeout_seconds"),
+        ({"seed": 7.0}, "seed"),
+        ({"resamples": 2000.0}, "resamples"),
+        ({"timing": {"budget_seconds": float("nan")}}, "timing.budget_seconds"),
+    ],
+)
+def test_nan_and_integral_floats_are_refused(changes, key):
+    line = first_config_error(_config(**changes), SCHEMA, "cfg")
+    assert line is not None and f"at `{key}`" in line and "\n" not in line
+
+
+def test_a_source_without_kind_is_reported_as_missing_kind():
+    config = {"corpora": {"mini": {"source": {"path": "."}}}}
+    line = first_config_error(config, SCHEMA, "cfg")
+    assert "at `corpora.mini.source.kind`" in line and "'kind' is a required property" in line
+
+
+def test_duplicate_yaml_keys_are_refused(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text("seed: 1\nqueries_per_corpus: 3\nseed: 2\n")
+    with pytest.raises(ValueError, match="key 'seed' appears twice \\(line 3\\); keep one"):
+        load_yaml_unique(path)
+    path.write_text("tools:\n  rg: {binary: rg, binary: grep}\n")
+    with pytest.raises(ValueError, match="key 'binary' appears twice"):
+        load_side_file(str(path), tmp_path)
+
+
+def test_missing_rules_folder_and_missing_language_rules_are_one_line(tmp_path):
+    line = rules_problem(tmp_path / "nowhere", LANGUAGES)
+    assert "astgrep_rules_dir" in line and "nowhere" in line
+    for rules in RULES.glob("*.yml"):
+        shutil.copy(rules, tmp_path / rules.name)
+    assert rules_problem(tmp_path, LANGUAGES) is None
+    (tmp_path / "go.yml").unlink()
+    assert rules_problem(tmp_path, LANGUAGES).startswith("no ast-grep rules for language go")
+
+
+def test_unknown_query_kind_is_refused_before_any_job():
+    kinds = rule_kinds(RULES, LANGUAGES)
+    assert {"function", "struct", "method", "class"} <= kinds
+    assert query_kinds_problem(["function", "struct"], kinds) is None
+    line = query_kinds_problem(["function", "nosuchkind"], kinds)
+    assert line.startswith("config error at `query_kinds`: nosuchkind is not a declaration kind")

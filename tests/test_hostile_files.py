@@ -1,0 +1,110 @@
+"""Issue 8 item 7: one hostile file must not sink or skew a corpus.
+
+Each case is a small corpus built in tmp_path; the result is correct, or the file is excluded
+and listed in unseen.tsv, or the run stops with one line naming what happened."""
+
+import json
+import os
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from searchbench import gt_audit
+from searchbench import symbols as sym
+from searchbench.errors import BenchError
+from searchbench.fileset import load_languages, scan_files
+from searchbench.parsers import MAX_LINE, Match, parse_line, parse_output
+
+REPO = Path(__file__).resolve().parent.parent
+RULES = REPO / "config" / "astgrep"
+LANGUAGES = load_languages(REPO / "config" / "languages.yaml")
+
+
+def _scan(root: Path, **kw):
+    return sym.scan_symbols(root, scan_files(root, LANGUAGES), RULES, LANGUAGES, 4_000_000, 1, **kw)
+
+
+def test_non_utf8_file_name_is_unseen_not_a_failed_corpus(tmp_path):
+    (tmp_path / "ok.c").write_text("int good_function(void) { return 0; }\n")
+    bad = os.path.join(os.fsencode(tmp_path), b"caf\xe9.c")
+    with open(bad, "wb") as handle:
+        handle.write(b"int latin1_named_function(void) { return 0; }\n")
+    rows, unseen = _scan(tmp_path)  # ast-grep panicked (exit 101) on this batch before
+    assert [r.symbol for r in rows] == ["good_function"]
+    assert [(os.fsencode(u.path), u.reason) for u in unseen] == [(b"caf\xe9.c", "name-not-utf8")]
+
+
+def test_newline_in_a_file_name_is_unseen(tmp_path):
+    (tmp_path / "ok.c").write_text("int good_function(void) { return 0; }\n")
+    (tmp_path / "two\nlines.c").write_text("int newline_named_function(void) { return 0; }\n")
+    rows, unseen = _scan(tmp_path)
+    # grep-style output cannot be split back into this path: it must never be an answer
+    assert [r.symbol for r in rows] == ["good_function"]
+    assert [(u.path, u.reason) for u in unseen] == [("two\nlines.c", "newline-in-name")]
+
+
+def test_minified_file_is_unseen_and_the_limit_is_configurable(tmp_path):
+    line = "function minified_fn(){return 1};" + "x+=1;" * 3000 + "\n"
+    (tmp_path / "app.min.js").write_text(line)
+    (tmp_path / "ok.js").write_text("function readable_fn() { return 1; }\n")
+    rows, unseen = _scan(tmp_path, max_line_bytes=10_000)
+    assert [r.symbol for r in rows] == ["readable_fn"]
+    assert [(u.path, u.reason, u.bytes) for u in unseen] == [("app.min.js", "minified", len(line))]
+    rows, unseen = _scan(tmp_path, max_line_bytes=len(line))
+    assert sorted(r.symbol for r in rows) == ["minified_fn", "readable_fn"] and unseen == []
+
+
+def test_killed_symbol_pass_names_the_signal(tmp_path):
+    (tmp_path / "ok.c").write_text("int good_function(void) { return 0; }\n")
+    fake = tmp_path / "fake-ast-grep"
+    kill = "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"
+    fake.write_text(f"#!{sys.executable}\n{kill}")
+    fake.chmod(0o755)
+    with pytest.raises(BenchError, match="killed by SIGKILL, likely the out-of-memory killer"):
+        _scan(tmp_path, astgrep=str(fake))
+    assert sym.exit_description(-signal.SIGSEGV) == "killed by SIGSEGV"
+    assert sym.exit_description(2) == "exit 2"
+
+
+def test_ctags_audit_list_cannot_smuggle_options(tmp_path):
+    """A file named `--kinds-C=-f`, read from `-L -` as an option, turned C functions off."""
+    ctags = shutil.which("ctags")
+    if ctags is None:
+        pytest.skip("needs universal-ctags")
+    (tmp_path / "--kinds-C=-f").write_text("nothing here\n")
+    (tmp_path / "a.c").write_text("int audited_function(void) { return 0; }\n")
+    tags = gt_audit.run_ctags(tmp_path, [b"--kinds-C=-f", b"a.c"], {"audited_function"}, ctags)
+    assert [(t.name, t.path, t.kind) for t in tags] == [("audited_function", "a.c", "function")]
+
+
+def test_readtags_escapes_in_paths_are_undone():
+    line = b'tab_fn\tdir\\\\x\\tb\\nc\\x01.c\t/^int tab_fn(void)$/;"\tkind:f'
+    assert parse_line("ctags", line) == Match(b"dir\\x\tb\nc\x01.c", 0, b"int tab_fn(void)")
+    assert parse_line("ctags", b"f\tplain/p.c\t1")[0] == b"plain/p.c"
+
+
+def test_astgrep_record_over_the_line_cap_keeps_its_file_and_line():
+    obj = {
+        "text": "needle",
+        "range": {"byteOffset": {"start": 9, "end": 15}, "start": {"line": 4, "column": 9}},
+        "file": "dir/huge.js",
+        "lines": "x" * (2 * MAX_LINE),
+        "language": "JavaScript",
+    }
+    small = {**obj, "file": "small.js", "lines": "needle"}
+    data = (json.dumps(obj, separators=(",", ":")) + "\n" + json.dumps(small) + "\n").encode()
+    matches = parse_output("astgrep-json", data)
+    assert [(m.path, m.line) for m in matches] == [(b"dir/huge.js", 5), (b"small.js", 5)]
+
+
+def test_new_unseen_reasons_round_trip(tmp_path):
+    rows = [
+        sym.UnseenRow("a.min.js", "minified", 3),
+        sym.UnseenRow("b\udce9.c", "name-not-utf8", 2),
+        sym.UnseenRow("two\nlines.c", "newline-in-name", 1),
+    ]
+    sym.write_unseen_tsv(rows, tmp_path / "unseen.tsv")
+    assert sym.read_unseen_tsv(tmp_path / "unseen.tsv") == sym.sort_unseen(rows)
