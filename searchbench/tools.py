@@ -199,27 +199,25 @@ def resolve_tools(
     return resolved
 
 
+# Spec fields a record carries as configured; `binary` and `index_binary` hold the resolved
+# paths instead, so every spec key reaches the jobs (a key missing here was silently reset to
+# its default in every search: ugrep's fast_path_bare_names, ag's fast_path_pad).
+_SPEC_FIELDS = tuple(
+    f for f in ToolSpec.__dataclass_fields__ if f not in ("name", "binary", "index_binary")
+)
+
+
 def tool_record(tool: ResolvedTool) -> dict:
-    """The results/tools.json entry of one tool."""
+    """The results/tools.json entry of one tool: every spec field, and what it resolved to."""
     spec = asdict(tool.spec)
     return {
+        **{key: spec[key] for key in _SPEC_FIELDS},
         "name": tool.spec.name,
-        "description": tool.spec.description,
         "binary": tool.binary_path,
         "version": tool.version,
         "sha256": tool.sha256,
         "index_binary": tool.index_binary_path,
         "index_sha256": tool.index_sha256,
-        "argv": spec["argv"],
-        "word_argv": spec["word_argv"],
-        "list_files_argv": spec["list_files_argv"],
-        "index_argv": spec["index_argv"],
-        "output": spec["output"],
-        "env": spec["env"],
-        "no_match_exit": spec["no_match_exit"],
-        "optional": spec["optional"],
-        "fast_path": spec["fast_path"],
-        "order": spec["order"],
         "available": tool.available,
         "skipped_reason": tool.skipped_reason,
     }
@@ -235,19 +233,9 @@ def tool_from_record(name: str, rec: dict) -> ResolvedTool:
     """One record of results/tools.json (or results/tools/{tool}.json) as a ResolvedTool."""
     spec = ToolSpec(
         name=name,
-        description=rec["description"],
         binary=rec["binary"] or "",
-        argv=rec["argv"],
-        output=rec["output"],
-        word_argv=rec["word_argv"],
-        list_files_argv=rec["list_files_argv"],
         index_binary=rec["index_binary"],
-        index_argv=rec["index_argv"],
-        optional=rec["optional"],
-        env=rec["env"],
-        no_match_exit=rec["no_match_exit"],
-        fast_path=rec.get("fast_path", False),
-        order=rec.get("order", "unstated"),
+        **{key: rec[key] for key in _SPEC_FIELDS if key in rec},
     )
     return ResolvedTool(
         spec=spec,

@@ -1,5 +1,6 @@
 """Tools as data, run for real: every configured tool on a small hostile corpus."""
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -185,6 +186,12 @@ def test_tools_json_round_trip_and_sorted(tools, tmp_path):
     back = read_tools_json(out)
     write_tools_json(back, tmp_path / "again.json")
     assert (tmp_path / "again.json").read_text() == text
+    # Every spec key survives the trip (the jobs read their tool from this file); only the
+    # binaries come back resolved.
+    for name, tool in tools.items():
+        resolved = {"binary": back[name].spec.binary, "index_binary": back[name].spec.index_binary}
+        assert back[name].spec == dataclasses.replace(tool.spec, **resolved), name
+    assert back["ugrep"].spec.fast_path_bare_names and back["ag"].spec.fast_path_pad
 
 
 # --- real tools on the corpus --------------------------------------------------------------
