@@ -108,6 +108,7 @@ def targets(config: dict, quality_only: bool) -> list[str]:
     for corpus in sorted(config["corpora"]):
         out += [
             f"results/{corpus}/code/inference.json",
+            f"results/{corpus}/code/power.json",
             f"results/{corpus}/code/gt_audit_summary.tsv",
             f"results/{corpus}/fileset_audit.tsv",
         ]
@@ -130,9 +131,9 @@ def main(argv: list[str]) -> int:
             for path in (results / corpus, REPO / "resources" / "corpora" / corpus):
                 shutil.rmtree(path, ignore_errors=True)
             shutil.rmtree(results / "benchmarks" / corpus, ignore_errors=True)
-    command = [sys.executable, "-m", "snakemake", "--cores", args.cores]
-    command += ["--configfile", args.configfile, *targets(config, args.quality_only)]
-    command += args.snakemake_args
+    # Targets before --configfile, which takes every word after it as a config file.
+    command = [sys.executable, "-m", "snakemake", *targets(config, args.quality_only)]
+    command += ["--cores", args.cores, *args.snakemake_args, "--configfile", args.configfile]
     start = time.time()
     proc = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
     wall = time.time() - start
