@@ -262,6 +262,7 @@ CORPORA = ("gitc", "loc")
 DOWNSTREAM = {
     *(job("score", corpus=c, track="code") for c in CORPORA),
     *(job("inference", corpus=c, track="code") for c in CORPORA),
+    *(job("power", corpus=c, track="code") for c in CORPORA),
     job("run_status"),
     job("report"),
     job("all"),
@@ -333,6 +334,7 @@ def corpus_jobs(corpus: str, tools: tuple[str, ...] = ("grep", "hay", "rg", "wra
         job("fileset_audit", corpus=corpus),
         job("score", corpus=corpus, track="code"),
         job("inference", corpus=corpus, track="code"),
+        job("power", corpus=corpus, track="code"),
         *(job("search", corpus=corpus, track="code", tool=t) for t in tools),
         *(job("timing", corpus=corpus, tool=t) for t in tools),
     }
@@ -399,6 +401,8 @@ def test_changing_the_inference_code_reruns_inference_and_the_report(fx):
     with fx.edited(inference, inference.read_text() + "\n# a change\n"):
         assert fx.planned() == {
             *(job("inference", corpus=c, track="code") for c in CORPORA),
+            # the power simulation uses the inference's own tests
+            *(job("power", corpus=c, track="code") for c in CORPORA),
             job("report"),
             job("all"),
         }
