@@ -87,6 +87,7 @@ rule fileset_audit:
         "../envs/python.yaml"
     params:
         tools=LISTING_TOOLS,
+        unaudited=[t for t in TOOLS if t not in LISTING_TOOLS],
         code=code_hash("fileset_audit"),
     script:
         "../scripts/fileset_audit.py"

@@ -25,14 +25,19 @@ AUDIT_HEADER = (
 )
 
 
+NOT_AUDITED = "not audited: the tool has no list_files_argv"
+
+
 @dataclass(frozen=True)
 class AuditRow:
+    """One tool's line; the counts are None for a tool that cannot list what it searches."""
+
     tool: str
     target: int
-    searched: int
-    missing: int
-    extra: int
-    duplicates: int
+    searched: int | None
+    missing: int | None
+    extra: int | None
+    duplicates: int | None
     examples_missing: tuple[str, ...]
     examples_extra: tuple[str, ...]
 
@@ -59,6 +64,15 @@ def audit_tool(tool: str, target: set[str], listed: list[str]) -> AuditRow:
     )
 
 
+def not_audited(tool: str, target: set[str]) -> AuditRow:
+    """A row that says so, rather than a tool missing from the audit without a word."""
+    return AuditRow(tool, len(target), None, None, None, None, (NOT_AUDITED,), ())
+
+
+def _count(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
 def format_audit(rows: Iterable[AuditRow]) -> str:
     lines = ["\t".join(AUDIT_HEADER)]
     for row in sorted(rows, key=lambda r: r.tool):
@@ -67,10 +81,10 @@ def format_audit(rows: Iterable[AuditRow]) -> str:
                 [
                     row.tool,
                     str(row.target),
-                    str(row.searched),
-                    str(row.missing),
-                    str(row.extra),
-                    str(row.duplicates),
+                    _count(row.searched),
+                    _count(row.missing),
+                    _count(row.extra),
+                    _count(row.duplicates),
                     ",".join(row.examples_missing) or "-",
                     ",".join(row.examples_extra) or "-",
                 ]

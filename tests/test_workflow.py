@@ -121,6 +121,13 @@ def test_every_query_has_a_run_line_or_is_absent_and_scores_cover_all_tools(two_
     assert all(int(rank) >= 1 for rank in base_ranks)
 
 
+def test_the_file_set_audit_names_every_tool(two_runs):
+    audit = (two_runs[0] / "results/mini/fileset_audit.tsv").read_text().splitlines()
+    rows = {line.split("\t")[0]: line.split("\t") for line in audit[1:]}
+    assert {"rg", "ast-grep", "hay", "ctags"} <= set(rows)
+    assert rows["ctags"][2] == "-" and rows["ctags"][6].startswith("not audited")
+
+
 def test_report_is_written(two_runs):
     html = (two_runs[0] / "results/report/index.html").read_text()
     assert "mini" in html and "hay" in html
