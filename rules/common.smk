@@ -161,6 +161,14 @@ def _resolve_tools() -> dict:
 RESOLVED_TOOLS = _resolve_tools()
 TOOLS = [name for name, tool in RESOLVED_TOOLS.items() if tool.available]
 SKIPPED_TOOLS = [name for name, tool in RESOLVED_TOOLS.items() if not tool.available]
+# A tool with no `{word}` element cannot search whole words: say so rather than mix forms.
+_NO_WORD_FORM = [t for t in TOOLS if "{word}" not in config["tools"][t]["argv"]]
+if config["word_match"] and _NO_WORD_FORM:
+    print(
+        f"note: word_match is on, but {', '.join(_NO_WORD_FORM)} "
+        "have no {word} element and search as configured",
+        file=sys.stderr,
+    )
 # A changed tool (binary content, real path, version, spec) re-resolves its own record
 # (results/tools/{tool}.json) and reruns only the jobs of that tool.
 TOOL_IDENTITY = {name: tool_identity(tool) for name, tool in RESOLVED_TOOLS.items()}

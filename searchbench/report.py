@@ -924,6 +924,24 @@ def skipped_tools(model: Model) -> list[dict[str, Any]]:
     return [t for t in model.tools if not t.get("available", True)]
 
 
+def word_match_note(model: Model) -> str | None:
+    """With word_match on, the tools that have no whole-word form search as configured."""
+    if not model.config.get("word_match"):
+        return None
+    plain = [
+        str(t["name"])
+        for t in model.tools
+        if t.get("available", True) and "{word}" not in (t.get("argv") or [])
+    ]
+    if not plain:
+        return None
+    return (
+        "Whole-word matching (word_match) is on; "
+        + ", ".join(plain)
+        + " have no whole-word form and search as configured (substring, structural or index)."
+    )
+
+
 def intro_text(model: Model) -> str:
     return (
         "MRR (mean reciprocal rank of the first file that declares the symbol) is the primary "
@@ -1493,6 +1511,7 @@ def render_html(
         "<h1>Search-ranking benchmark</h1>",
         f"<p>{intro_html(model)}</p>",
         *([] if model.timing_enabled else [f'<p class="note">{esc(TIMING_OFF)}</p>']),
+        *[f'<p class="note">{esc(note)}</p>' for note in [word_match_note(model)] if note],
         f'<ul>{toc}<li><a href="#runs">how the runs ended</a></li>'
         '<li><a href="#skipped">tools skipped</a></li>'
         '<li><a href="#provenance">provenance</a></li></ul>',

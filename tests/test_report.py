@@ -612,3 +612,19 @@ def test_fast_path_checks_are_shown_per_tool_with_their_outcome():
     html = "".join(fast_path_html(checks))
     assert "Fast-path checks" in html and "differed on q4" in html
     assert fast_path_html([]) == []
+
+
+def test_word_match_names_the_tools_without_a_whole_word_form():
+    from types import SimpleNamespace
+
+    from searchbench.report import word_match_note
+
+    tools = [
+        {"name": "rg", "argv": ["{binary}", "{word}", "-e", "{query}"]},
+        {"name": "ctags", "argv": ["{binary}", "-", "{query}"]},
+        {"name": "gone", "argv": ["x"], "available": False},
+    ]
+    on = SimpleNamespace(config={"word_match": True}, tools=tools)
+    assert "ctags have no whole-word form" in word_match_note(on)
+    assert "rg" not in word_match_note(on) and "gone" not in word_match_note(on)
+    assert word_match_note(SimpleNamespace(config={"word_match": False}, tools=tools)) is None
