@@ -272,6 +272,9 @@ def timing_summary(rows: Sequence[dict[str, str]], ok_exits: Sequence[int] = (0,
         "max_runs": max(runs_per_query, default=0),
         "single_run_queries": runs_per_query.count(1),
         "median_wall_s": median([median(v) for _, v in sorted(walls.items())]),
+        # The spread across queries of their median times (the chart draws it).
+        "min_wall_s": min((median(v) for v in walls.values()), default=float("nan")),
+        "max_wall_s": max((median(v) for v in walls.values()), default=float("nan")),
         "failed": len(rows) - sum(len(v) for v in walls.values()),
         "peak_rss_kib": max(rss) if rss else float("nan"),
         "timeouts": sum(as_bool(r.get("timed_out", "0")) for r in rows),
@@ -682,11 +685,23 @@ def quality_time_rows(sec: Section, timing: dict[str, dict[str, Any]]) -> list[d
                 "label": f"{tool} ({flag})" if flag else tool,
                 "mrr": sec.means["all"][tool]["rr"],
                 "median_wall_ms": t["median_wall_s"] * 1000.0,
+                "min_wall_ms": t.get("min_wall_s", t["median_wall_s"]) * 1000.0,
+                "max_wall_ms": t.get("max_wall_s", t["median_wall_s"]) * 1000.0,
                 "peak_rss_mib": t["peak_rss_kib"] / 1024.0,
                 "runs": t["runs"],
                 "queries": t["queries"],
             }
         )
+    return spread_labels(rows)
+
+
+def spread_labels(rows: list[dict[str, Any]], gap: float = 0.05) -> list[dict[str, Any]]:
+    """A label height per row, at least `gap` (MRR units) above the one below it, so that
+    tools with close MRR (hay and its variants) do not print over each other."""
+    below = float("-inf")
+    for row in sorted(rows, key=lambda r: (r["mrr"], r["tool"])):
+        row["label_y"] = max(row["mrr"], below + gap)
+        below = row["label_y"]
     return rows
 
 
@@ -714,11 +729,19 @@ def quality_time_chart(sec: Section, timing: dict[str, dict[str, Any]]) -> Any:
             "queries:Q",
         ],
     )
-    labels = base.mark_text(align="left", dx=9, dy=-6).encode(text="label:N")
-    return (points + labels).properties(
+    spread = base.mark_rule(opacity=0.5).encode(
+        x2="max_wall_ms:Q",
+        x="min_wall_ms:Q",
+        color=alt.Color("tool:N", sort=sec.tools, legend=None),
+    )
+    labels = base.mark_text(align="left", dx=9).encode(y="label_y:Q", text="label:N")
+    return (spread + points + labels).properties(
         width=420,
         height=260,
-        title=f"{sec.corpus}/{sec.track}: quality vs time (size: peak memory)",
+        title=(
+            f"{sec.corpus}/{sec.track}: quality vs time (dot: median over queries; line: "
+            "fastest to slowest query; size: peak memory)"
+        ),
     )
 
 
@@ -1366,7 +1389,13 @@ def holm_note(meta: dict[str, Any], baseline: str) -> str | None:
         for m, label in METRICS
         if isinstance(sizes.get(m), dict)
     ]
-    text = "Holm family sizes m after Tarone's rule: " + "; ".join(parts) + "."
+    text = (
+        "Holm family sizes m after Tarone's rule: "
+        + "; ".join(parts)
+        + ". An adjusted p depends on its family: on m and on which comparisons are in it, "
+        "so adding or removing a tool changes the others' adjusted p (never their interval or "
+        "raw p)."
+    )
     identical = [str(t) for t in meta.get("identical_tools") or []]
     if identical:
         text += f" Left out as identical to {baseline} (nothing to test): {', '.join(identical)}."

@@ -628,3 +628,17 @@ def test_word_match_names_the_tools_without_a_whole_word_form():
     assert "ctags have no whole-word form" in word_match_note(on)
     assert "rg" not in word_match_note(on) and "gone" not in word_match_note(on)
     assert word_match_note(SimpleNamespace(config={"word_match": False}, tools=tools)) is None
+
+
+def test_quality_time_labels_stay_apart():
+    from searchbench.report import spread_labels
+
+    rows = [
+        {"tool": "hay", "mrr": 0.95},
+        {"tool": "hay-no-path", "mrr": 0.95},
+        {"tool": "hay-no-cshape", "mrr": 0.94},
+        {"tool": "rg", "mrr": 0.60},
+    ]
+    heights = sorted(r["label_y"] for r in spread_labels(rows))
+    assert heights[0] == 0.60
+    assert all(b - a >= 0.05 - 1e-12 for a, b in zip(heights, heights[1:], strict=False))
