@@ -31,6 +31,7 @@ from typing import Any
 
 from searchbench.atomic import write_bytes_atomic
 from searchbench.errors import BenchError
+from searchbench.inference import SUBSETS, VERDICTS  # one vocabulary: the verdicts it writes
 
 METRICS: tuple[tuple[str, str], ...] = (
     ("rr", "MRR"),
@@ -38,15 +39,6 @@ METRICS: tuple[tuple[str, str], ...] = (
     ("ndcg10", "nDCG@10"),
 )
 METRIC_LABEL = dict(METRICS)
-SUBSETS = ("all", "discriminating")
-VERDICTS = (
-    "detected better",
-    "detected worse",
-    "tests disagree",
-    "not detected",
-    "not evidence",
-    "identical",
-)
 VERDICT_COLOURS = ("#1b7837", "#b2182b", "#e08214", "#666666", "#bbbbbb", "#6baed6")
 DETECTED = frozenset({"detected better", "detected worse"})
 RANK_BUCKETS = ("1", "2-3", "4-10", ">10", "absent")
