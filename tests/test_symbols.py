@@ -40,6 +40,11 @@ EXPECTED = {
         ("tricky_node", "struct", "c/tricky.h", 7),
         ("tricky_node_t", "typedef", "c/tricky.h", 12),
         ("tricky_cb", "typedef", "c/tricky.h", 13),
+        ("f", "field", "c/tricky.c", 10),
+        ("i", "field", "c/tricky.c", 9),
+        ("next", "field", "c/tricky.h", 9),
+        ("value", "field", "c/tricky.h", 8),
+        ("x", "field", "c/tricky.c", 14),
     ],
     "cpp": [
         ("tcc_template_fn", "function", "cpp/impl.tcc", 2),
@@ -58,6 +63,8 @@ EXPECTED = {
         ("Mode", "enum", "cpp/widget.hpp", 12),
         ("Slow", "enumerator", "cpp/widget.hpp", 12),
         ("WidgetPtr", "alias", "cpp/widget.hpp", 13),
+        ("a", "field", "cpp/widget.hpp", 11),
+        ("size_", "field", "cpp/widget.hpp", 9),
     ],
     "go": [
         ("GoConst", "const", "go/net.go", 6),
@@ -73,6 +80,7 @@ EXPECTED = {
         ("GoFunc", "function", "go/net.go", 29),
         ("GoMethod", "method", "go/net.go", 34),
         ("GoGeneric", "function", "go/net.go", 36),
+        ("Field", "field", "go/net.go", 20),
     ],
     "java": [
         ("Shape", "class", "java/Shape.java", 4),
@@ -88,6 +96,8 @@ EXPECTED = {
         ("RED", "enum-constant", "java/Shape.java", 14),
         ("Point", "record", "java/Shape.java", 16),
         ("Marker", "annotation", "java/Shape.java", 18),
+        ("x", "record-component", "java/Shape.java", 16),
+        ("y", "record-component", "java/Shape.java", 16),
     ],
     "javascript": [
         ("JsxComponent", "function", "js/comp.jsx", 1),
@@ -109,6 +119,7 @@ EXPECTED = {
         ("__init__", "method", "python/pkg.py", 22),
         ("py_property", "method", "python/pkg.py", 26),
         ("py_async_method", "method", "python/pkg.py", 29),
+        ("class_attr", "attribute", "python/pkg.py", 20),
     ],
     "rust": [
         ("crate_visible", "function", "rust/lib.rs", 4),
@@ -128,6 +139,9 @@ EXPECTED = {
         ("my_macro", "macro", "rust/lib.rs", 43),
         ("RawBits", "union", "rust/lib.rs", 47),
         ("async_unsafe_fn", "function", "rust/lib.rs", 52),
+        ("f", "field", "rust/lib.rs", 49),
+        ("i", "field", "rust/lib.rs", 48),
+        ("pattern", "field", "rust/lib.rs", 11),
     ],
     "swift": [
         ("swiftGlobal", "property", "swift/shapes.swift", 4),
@@ -149,6 +163,8 @@ EXPECTED = {
         ("TsxComponent", "function", "ts/view.tsx", 2),
         ("TsxArrow", "variable", "ts/view.tsx", 5),
         ("TsxProps", "interface", "ts/view.tsx", 6),
+        ("name", "property", "ts/view.tsx", 2),
+        ("x", "property", "ts/view.tsx", 6),
     ],
     "typescript": [
         ("tsFunction", "function", "ts/mod.ts", 2),
@@ -172,6 +188,7 @@ EXPECTED = {
         ("tsLet", "variable", "ts/mod.ts", 22),
         ("TsSpace", "namespace", "ts/mod.ts", 23),
         ("tsLocal", "function", "ts/mod.ts", 25),
+        ("ifaceProp", "property", "ts/mod.ts", 16),
     ],
 }
 
@@ -248,6 +265,8 @@ def test_prototypes_externs_and_locals_are_not_declarations(result):
     assert where["tricky_new"] == {"c/tricky.c"}
     assert where["tricky_counter"] == {"c/tricky.c"}
     assert where["size"] == {"cpp/widget.cpp"}
+    # a data member is a declaration (a field); its uses in widget.cpp are not
+    assert where["size_"] == {"cpp/widget.hpp"}
     for name in (
         "c_prototype",
         "tsDeclared",
@@ -258,7 +277,6 @@ def test_prototypes_externs_and_locals_are_not_declarations(result):
         "inner_fp",
         "cb",
         "n",
-        "size_",
         "value_",
     ):
         assert name not in where, name
