@@ -24,6 +24,7 @@ from searchbench.configcheck import (  # noqa: E402
     local_path_problem,
     query_kinds_problem,
     rule_kinds,
+    tool_languages_problem,
     rules_problem,
     unknown_name_line,
     unknown_target_line,
@@ -91,8 +92,10 @@ ASTGREP_RULES = Path(config["astgrep_rules_dir"])
 if not ASTGREP_RULES.is_absolute() and not ASTGREP_RULES.exists():
     ASTGREP_RULES = BASEDIR / ASTGREP_RULES
 # A missing rules folder or an unknown query kind would fail only inside a job.
-_problem = rules_problem(ASTGREP_RULES, LANGUAGES) or query_kinds_problem(
-    config["query_kinds"], rule_kinds(ASTGREP_RULES, LANGUAGES)
+_problem = (
+    rules_problem(ASTGREP_RULES, LANGUAGES)
+    or query_kinds_problem(config["query_kinds"], rule_kinds(ASTGREP_RULES, LANGUAGES))
+    or tool_languages_problem(config["tools"], LANGUAGES)
 )
 if _problem:
     stop(_problem)

@@ -14,10 +14,10 @@ def main(smk) -> None:
         ctags, version = gt_audit.resolve_ctags()
         print(f"ctags\t{ctags}\t{version}", file=log)
         queries = gt_audit.read_queries(smk.input.queries)
-        tags = gt_audit.ctags_tags(
-            str(corpus_tree(smk.input.root)), queries, scope="mentions", ctags=ctags
-        )
-        table = gt_audit.audit(queries, tags)
+        root = str(corpus_tree(smk.input.root))
+        tags = gt_audit.ctags_tags(root, queries, scope="mentions", ctags=ctags)
+        parsed = gt_audit.parsed_paths(root, queries["path"], ctags)
+        table = gt_audit.audit(queries, tags, parsed)
         summary = gt_audit.summarize(table)
         gt_audit.write_audit(table, summary, smk.output.audit, smk.output.summary)
         for row in summary.itertuples(index=False):

@@ -243,3 +243,16 @@ def query_kinds_problem(query_kinds: list[str], kinds: set[str]) -> str | None:
         f"config error at `query_kinds`: {', '.join(unknown)} is not a declaration kind of "
         f"any ast-grep rule; use kinds from: {', '.join(sorted(kinds))}"
     )
+
+
+def tool_languages_problem(tools: dict, languages: dict) -> str | None:
+    """A tool's `languages` must name parsed languages, or its caveats would never apply."""
+    parsed = sorted(languages.get("parsed") or {})
+    for name, entry in sorted(tools.items()):
+        unknown = sorted(set((entry or {}).get("languages") or []) - set(parsed))
+        if unknown:
+            return (
+                f"config error at `tools.{name}.languages`: {', '.join(unknown)} is not a parsed "
+                f"language; use names from the languages file: {', '.join(parsed)}"
+            )
+    return None

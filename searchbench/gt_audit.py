@@ -31,10 +31,23 @@ AUDIT_COLUMNS = [
     "ctags_agrees",
     "ctags_paths",
     "ctags_elsewhere",
+    "ctags_parses",
 ]
+# parsed: queries whose answer file ctags has a parser for (5.9 has none for Swift, and none
+# for .tsx/.mts/.pyi files); agree and contradicted are shares of those, so a language it
+# cannot read says "no parser" instead of looking like broken ground truth.
 # contradicted: ctags defines the name in another file too, so exactly-once is in doubt
 # (a declaration kind our rules miss, e.g. a Rust field or module); goal: share <= 0.5%.
-SUMMARY_COLUMNS = ["language", "queries", "agree", "share", "contradicted", "contradicted_share"]
+SUMMARY_COLUMNS = [
+    "language",
+    "queries",
+    "parsed",
+    "agree",
+    "share",
+    "contradicted",
+    "contradicted_share",
+    "note",
+]
 
 # Kinds ctags emits that name something without defining it there. C/C++ prototypes and
 # extern declarations are off by default; we turn them on only to explain disagreements.
@@ -196,6 +209,32 @@ def run_ctags(
     return sorted(tags, key=lambda t: (t.name, t.path, t.line, t.kind))
 
 
+def parsed_paths(root: str | os.PathLike, paths: Iterable[str], ctags: str) -> set[str]:
+    """The (encoded) paths ctags has a parser for, asked of ctags itself (--print-language)."""
+    wanted = sorted({os.fsencode(decode_path(p)) for p in paths})
+    listable = [p for p in wanted if b"\n" not in p]
+    if not listable:
+        return set()
+    proc = subprocess.run(
+        [ctags, "--print-language", "-L", "-"],
+        # `./`: ctags reads a list line starting with `-` as an option.
+        input=b"".join(b"./" + p + b"\n" for p in listable),
+        cwd=os.fsencode(root),
+        capture_output=True,
+        env={**os.environ, "LC_ALL": "C"},
+        check=False,
+    )
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise BenchError(f"ctags --print-language exited {proc.returncode} in {root}: {err[-1:]}")
+    parsed = set()
+    for line in proc.stdout.splitlines():
+        path, _, language = line.rpartition(b": ")
+        if language.strip() != b"NONE":
+            parsed.add(encode_path(path.removeprefix(b"./")))
+    return parsed
+
+
 def ctags_tags(
     root: str | os.PathLike, queries: pd.DataFrame, scope: str = "mentions", ctags: str = "ctags"
 ) -> list[Tag]:
@@ -218,23 +257,28 @@ def ctags_tags(
     return run_ctags(root, files, names, ctags)
 
 
-def audit(queries: pd.DataFrame, tags: list[Tag]) -> pd.DataFrame:
-    """One row per query: does ctags define the name in the answer file, and where."""
+def audit(queries: pd.DataFrame, tags: list[Tag], parsed: set[str] | None = None) -> pd.DataFrame:
+    """One row per query: does ctags define the name in the answer file, and where.
+
+    parsed: answer paths ctags has a parser for (None: all); for the others agreement is
+    `n/a`, not `no`."""
     by_name: dict[str, list[Tag]] = {}
     for tag in tags:
         by_name.setdefault(tag.name, []).append(tag)
     rows = []
     for q in queries.itertuples(index=False):
         defining = sorted({t.path for t in by_name.get(q.query, []) if t.defines})
+        parses = parsed is None or q.path in parsed
         rows.append(
             {
                 "qid": q.qid,
                 "query": q.query,
                 "language": q.language,
                 "path": q.path,
-                "ctags_agrees": "yes" if q.path in defining else "no",
+                "ctags_agrees": ("yes" if q.path in defining else "no") if parses else "n/a",
                 "ctags_paths": ",".join(defining) if defining else "-",
                 "ctags_elsewhere": "yes" if any(p != q.path for p in defining) else "no",
+                "ctags_parses": "yes" if parses else "no",
             }
         )
     return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
@@ -252,10 +296,33 @@ def summarize(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _summary_row(language: str, part: pd.DataFrame) -> tuple:
-    agree = int((part["ctags_agrees"] == "yes").sum())
-    elsewhere = int((part["ctags_elsewhere"] == "yes").sum())
-    total = len(part)
-    return (language, total, agree, _share(agree, total), elsewhere, _share(elsewhere, total))
+    readable = part[part["ctags_parses"] == "yes"]
+    agree = int((readable["ctags_agrees"] == "yes").sum())
+    elsewhere = int((readable["ctags_elsewhere"] == "yes").sum())
+    total, parsed = len(part), len(readable)
+    return (
+        language,
+        total,
+        parsed,
+        agree,
+        _share(agree, parsed),
+        elsewhere,
+        _share(elsewhere, parsed),
+        no_parser_note(part[part["ctags_parses"] != "yes"]),
+    )
+
+
+def no_parser_note(unparsed: pd.DataFrame) -> str:
+    """`no ctags parser for .swift (30 queries)`, or `-` when ctags reads every answer file."""
+    if unparsed.empty:
+        return "-"
+    suffixes = sorted({_suffix(decode_path(p)) for p in unparsed["path"]})
+    return f"no ctags parser for {', '.join(suffixes)} ({len(unparsed)} queries)"
+
+
+def _suffix(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return "." + name.rsplit(".", 1)[1] if "." in name.lstrip(".") else name
 
 
 def reason(query: pd.Series | object, tags: list[Tag]) -> str:
@@ -281,7 +348,12 @@ def disagreements(queries: pd.DataFrame, table: pd.DataFrame, tags: list[Tag]) -
     merged = queries.merge(table[["qid", "ctags_agrees", "ctags_paths"]], on="qid")
     for q in merged.itertuples(index=False):
         named = by_name.get(q.query, [])
-        if q.ctags_agrees == "no":
+        if q.ctags_agrees == "n/a":
+            lines.append(
+                f"no-parser\t{q.qid}\t{q.query}\t{q.language}\t{q.kind}\t{q.path}:{q.line}"
+                "\tctags has no parser for this file"
+            )
+        elif q.ctags_agrees == "no":
             lines.append(
                 f"disagree\t{q.qid}\t{q.query}\t{q.language}\t{q.kind}\t{q.path}:{q.line}"
                 f"\t{reason(q, named)}"

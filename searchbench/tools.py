@@ -50,6 +50,9 @@ class ToolSpec:
     fast_path_pad: bool = False
     fast_path_bare_names: bool = False
     order: str = "unstated"
+    # The parsed languages (config/languages.yaml) whose declarations the tool can find; None:
+    # every language (a text search reads every file). The report qualifies scores on others.
+    languages: list[str] | None = None
 
 
 @dataclass(frozen=True)

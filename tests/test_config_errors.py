@@ -57,6 +57,12 @@ def test_an_unreadable_local_path_says_so(tmp_path):
     assert "cannot be read" in (local_path_problem("mini", tmp_path / "corpus") or "")
 
 
+def _tools_with(**changes: dict) -> dict:
+    """The shipped tools, with some entries' keys replaced."""
+    tools = yaml.safe_load((REPO / "config" / "tools.yaml").read_text())["tools"]
+    return {name: {**entry, **changes.get(name, {})} for name, entry in tools.items()}
+
+
 def _dry_run(tmp_path: Path, config: dict) -> subprocess.CompletedProcess:
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     cmd = [
@@ -75,6 +81,10 @@ def _dry_run(tmp_path: Path, config: dict) -> subprocess.CompletedProcess:
             "tool 'rgg' is not configured (did you mean `rg`?)",
         ),
         (lambda c, p: c.update(sed=1), "unknown key `sed` (did you mean `seed`?)"),
+        (
+            lambda c, p: c.update(tools=_tools_with(ctags={"languages": ["c", "swfit"]})),
+            "config error at `tools.ctags.languages`: swfit is not a parsed language",
+        ),
         (
             lambda c, p: c["corpora"]["mini"]["source"].update(path=str(p / "corpuss")),
             "does not exist (did you mean `corpus`?)",

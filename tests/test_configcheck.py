@@ -13,6 +13,7 @@ from searchbench.configcheck import (
     query_kinds_problem,
     rule_kinds,
     rules_problem,
+    tool_languages_problem,
 )
 from searchbench.fileset import load_languages
 
@@ -83,3 +84,11 @@ def test_unknown_query_kind_is_refused_before_any_job():
     assert query_kinds_problem(["function", "struct"], kinds) is None
     line = query_kinds_problem(["function", "nosuchkind"], kinds)
     assert line.startswith("config error at `query_kinds`: nosuchkind is not a declaration kind")
+
+
+def test_a_tool_language_must_be_a_parsed_language():
+    tools = {"ctags": {"languages": ["c", "rust"]}, "rg": {}}
+    assert tool_languages_problem(tools, LANGUAGES) is None
+    line = tool_languages_problem({"ctags": {"languages": ["c", "kotlin"]}}, LANGUAGES)
+    assert line.startswith("config error at `tools.ctags.languages`: kotlin is not a parsed")
+    assert "\n" not in line

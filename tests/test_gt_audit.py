@@ -82,17 +82,17 @@ def test_summary_and_files_are_deterministic(queries, ctags, tmp_path):
     assert outputs[0] == outputs[1]
     summary = outputs[0][1].decode().splitlines()
     assert summary == [
-        "language\tqueries\tagree\tshare\tcontradicted\tcontradicted_share",
-        "c\t1\t0\t0\t0\t0",
-        "cpp\t1\t1\t1\t0\t0",
-        "go\t1\t1\t1\t0\t0",
-        "javascript\t1\t1\t1\t0\t0",
-        "python\t5\t4\t0.80000000000000004\t1\t0.20000000000000001",
-        "all\t9\t7\t0.77777777777777779\t1\t0.1111111111111111",
+        "language\tqueries\tparsed\tagree\tshare\tcontradicted\tcontradicted_share\tnote",
+        "c\t1\t1\t0\t0\t0\t0\t-",
+        "cpp\t1\t1\t1\t1\t0\t0\t-",
+        "go\t1\t1\t1\t1\t0\t0\t-",
+        "javascript\t1\t1\t1\t1\t0\t0\t-",
+        "python\t5\t5\t4\t0.80000000000000004\t1\t0.20000000000000001\t-",
+        "all\t9\t9\t7\t0.77777777777777779\t1\t0.1111111111111111\t-",
     ]
     audit_lines = outputs[0][0].decode().splitlines()
     assert audit_lines[0] == (
-        "qid\tquery\tlanguage\tpath\tctags_agrees\tctags_paths\tctags_elsewhere"
+        "qid\tquery\tlanguage\tpath\tctags_agrees\tctags_paths\tctags_elsewhere\tctags_parses"
     )
     assert len(audit_lines) == 10
 
@@ -146,7 +146,7 @@ def test_scripts_end_to_end(tmp_path):
         params={},
     )
     runpy.run_path(str(SCRIPTS / "gt_audit.py"), init_globals={"snakemake": audit})
-    assert (out / "gt_audit_summary.tsv").read_text().splitlines()[-1].startswith("all\t9\t7\t")
+    assert (out / "gt_audit_summary.tsv").read_text().splitlines()[-1].startswith("all\t9\t9\t7\t")
     log = (tmp_path / "gt_audit.log").read_text().splitlines()
     assert log[0].startswith("ctags\t/") and "Universal Ctags" in log[0]
     assert "reason\t1\tc\tctags-declaration-only" in log
@@ -170,4 +170,42 @@ def test_a_name_ctags_also_defines_elsewhere_is_a_contradiction(ctags, tmp_path)
         "yes",
     )
     summary = gt_audit.summarize(table)
-    assert list(summary.iloc[0]) == ["rust", 1, 1, "1", 1, "1"]
+    assert list(summary.iloc[0]) == ["rust", 1, 1, 1, "1", 1, "1", "-"]
+
+
+def test_a_language_ctags_cannot_parse_is_not_applicable_not_a_failure(ctags, tmp_path):
+    """Issue 8 item 4: ctags 5.9 has no Swift parser; the audit said "swift 30 agree 0 share 0"
+    which reads as broken ground truth. Now: parsed 0, shares nan, and a note saying why."""
+    (tmp_path / "Shapes.swift").write_text("func swiftOnly() {}\n")
+    (tmp_path / "lib.rs").write_text("fn rust_only() {}\n")
+    queries = pd.DataFrame(
+        [
+            ("q-0001", "swiftOnly", "swift", "function", "Shapes.swift", "1", "exactly-once"),
+            ("q-0002", "rust_only", "rust", "function", "lib.rs", "1", "exactly-once"),
+        ],
+        columns=gt_audit.QUERY_COLUMNS,
+    )
+    tags = gt_audit.ctags_tags(tmp_path, queries, ctags=ctags)
+    parsed = gt_audit.parsed_paths(tmp_path, queries["path"], ctags)
+    assert parsed == {"lib.rs"}
+    table = gt_audit.audit(queries, tags, parsed)
+    assert list(table["ctags_agrees"]) == ["n/a", "yes"]
+    assert list(table["ctags_parses"]) == ["no", "yes"]
+    rows = {r[0]: list(r) for r in gt_audit.summarize(table).itertuples(index=False)}
+    assert rows["swift"] == [
+        "swift",
+        1,
+        0,
+        0,
+        "nan",
+        0,
+        "nan",
+        "no ctags parser for .swift (1 queries)",
+    ]
+    assert rows["rust"] == ["rust", 1, 1, 1, "1", 0, "0", "-"]
+    assert rows["all"][1:5] == [2, 1, 1, "1"]
+    lines = gt_audit.disagreements(queries, table, tags)
+    assert lines == [
+        "no-parser\tq-0001\tswiftOnly\tswift\tfunction\tShapes.swift:1"
+        "\tctags has no parser for this file"
+    ]

@@ -331,3 +331,26 @@ def test_file_order_is_recorded_and_filesystem_order_is_flagged(tmp_path):
     record = json.loads((tmp_path / "tools.json").read_text())
     assert record["grep"]["order"].startswith("filesystem")
     assert "path" in record["rg"]["order"]
+
+
+def test_ctags_declares_exactly_the_languages_it_parses(tools, tmp_path):
+    """Issue 8 item 4: the declared list is data, so check it against ctags itself: a
+    language is covered when ctags maps its main extension (languages.yaml) to a parser."""
+    from searchbench.fileset import load_languages
+
+    parsed = load_languages(ROOT / "config" / "languages.yaml")["parsed"]
+    for spec in parsed.values():
+        (tmp_path / f"probe.{spec['extensions'][0]}").write_text("x\n")
+    ctags = tools["ctags"].index_binary_path
+    out = subprocess.run(
+        [ctags, "--print-language", *sorted(p.name for p in tmp_path.iterdir())],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    lines = [line for line in out.splitlines() if not line.endswith(": NONE")]
+    mapped = {line.split(": ")[0].split(".", 1)[1] for line in lines}
+    covered = sorted(lang for lang, spec in parsed.items() if spec["extensions"][0] in mapped)
+    assert tools["ctags"].spec.languages == covered
+    assert "swift" not in covered and "tsx" not in covered
