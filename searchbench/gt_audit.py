@@ -59,10 +59,15 @@ NOT_DEFINITIONS = {
     ("Go", "package"),  # the `package net` clause, in every file of the package
     ("Go", "packageName"),  # an imported package's local name
     ("Go", "unknown"),
+    ("Go", "anonMember"),  # an embedded field `*resolverConfig` names a type declared elsewhere
     ("Python", "namespace"),  # `import x as name`
     ("Python", "unknown"),  # `from m import name as other`
     ("Rust", "implementation"),  # `impl Name` names a type defined elsewhere
 }
+# A name declared inside a function or method body is a local (ctags' TypeScript parser tags
+# `const config = {...}` in a function as a constant); the symbol pass records declarations at
+# module and type level only, which is what one searches a repository for.
+LOCAL_SCOPES = {"function", "method"}
 # ctags also tags prose, data and build files (reST sections, JSON keys, Make targets): a
 # heading or a key named like a symbol is not a definition of it.
 NOT_CODE = {
@@ -88,7 +93,7 @@ NOT_CODE = {
 }
 CTAGS_OPTIONS = [
     "--output-format=json",
-    "--fields=+nKl",
+    "--fields=+nKlZ",
     "--sort=no",
     "--kinds-C=+px",
     "--kinds-C++=+px",
@@ -108,10 +113,15 @@ class Tag:
     line: int
     language: str
     kind: str
+    scope_kind: str = ""  # ctags' scopeKind: what the tag is declared inside
 
     @property
     def defines(self) -> bool:
-        return self.language not in NOT_CODE and (self.language, self.kind) not in NOT_DEFINITIONS
+        return (
+            self.language not in NOT_CODE
+            and (self.language, self.kind) not in NOT_DEFINITIONS
+            and self.scope_kind not in LOCAL_SCOPES
+        )
 
 
 def read_queries(path: str | os.PathLike) -> pd.DataFrame:
@@ -204,6 +214,7 @@ def run_ctags(
                 line=int(record.get("line", 0)),
                 language=record.get("language", ""),
                 kind=record.get("kind", ""),
+                scope_kind=record.get("scopeKind", ""),
             )
         )
     return sorted(tags, key=lambda t: (t.name, t.path, t.line, t.kind))

@@ -906,6 +906,8 @@ def render_markdown(model: Model) -> str:
         if note:
             out.append(f"**{note}**\n")
         out.append(subset_note(sec) + "\n")
+        caveats = language_caveats(model, sec)
+        out += [f"{CAVEAT_MARK} {text}\n" for text in caveats.values()]
         for subset in SUBSETS:
             rows = table_rows(sec, subset)
             n = len(sec.subset_qids(subset))
@@ -913,7 +915,7 @@ def render_markdown(model: Model) -> str:
             body = []
             for tool in sec.tools:
                 cells = [md_metric_cell(r) for r in rows if r["tool"] == tool]
-                body.append([tool, *cells])
+                body.append([f"{tool} {CAVEAT_MARK}" if tool in caveats else tool, *cells])
             out.append(md_table(["tool", *[lbl for _, lbl in METRICS]], body))
         holm = holm_note(sec.meta, sec.baseline)
         out += [holm + "\n"] if holm else []
@@ -933,6 +935,37 @@ def render_markdown(model: Model) -> str:
         f"- command: `{model.command}`\n"
     )
     return "\n".join(out)
+
+
+def language_caveats(model: Model, sec: Section) -> dict[str, str]:
+    """Tools that declare the languages they parse, on a code track with queries in others:
+    those queries count as misses in the tool's scores, which says nothing about its ranking
+    (issue 8: ctags 5.9 has no Swift parser and was "detected worse" on Swift)."""
+    if sec.track != "code":
+        return {}
+    per_language = {
+        r["language"]: int(r["queries"])
+        for r in model.gt_audit.get(sec.corpus, [])
+        if r.get("language") not in (None, "all")
+    }
+    total = sum(per_language.values())
+    caveats = {}
+    for record in model.tools:
+        tool, parsed = str(record.get("name")), record.get("languages")
+        if parsed is None or tool not in sec.tools:
+            continue
+        unparsed = sorted(lang for lang in per_language if lang not in parsed)
+        n = sum(per_language[lang] for lang in unparsed)
+        if n:
+            caveats[tool] = (
+                f"{tool}: no parser for {', '.join(unparsed)}; {n} of {total} queries are in "
+                f"{'that language' if len(unparsed) == 1 else 'those languages'} and count as "
+                "misses in its scores, whatever its ranking."
+            )
+    return caveats
+
+
+CAVEAT_MARK = "†"
 
 
 def skipped_tools(model: Model) -> list[dict[str, Any]]:
@@ -1073,7 +1106,7 @@ def metric_cells(row: dict[str, Any]) -> str:
     )
 
 
-def results_table(sec: Section, subset: str) -> str:
+def results_table(sec: Section, subset: str, caveats: dict[str, str] | None = None) -> str:
     rows = table_rows(sec, subset)
     head1 = '<th class="name" rowspan="2">tool</th>' + "".join(
         f'<th colspan="5">{esc(lbl)}{" (primary)" if m == "rr" else ""}</th>' for m, lbl in METRICS
@@ -1089,8 +1122,10 @@ def results_table(sec: Section, subset: str) -> str:
         not_ev = tool != sec.baseline and all(r["verdict"] == "not evidence" for r in trows)
         cls = ' class="not-evidence"' if not_ev else ""
         cells = "".join(metric_cells(r) for r in trows)
+        caveat = (caveats or {}).get(tool)
+        mark = f'<sup class="caveat" title="{esc(caveat)}">{CAVEAT_MARK}</sup>' if caveat else ""
         body.append(
-            f'<tr{cls} data-tool="{esc(tool)}"><td class="name">{esc(tool)}</td>{cells}</tr>'
+            f'<tr{cls} data-tool="{esc(tool)}"><td class="name">{esc(tool)}{mark}</td>{cells}</tr>'
         )
     table_id = f"table-{sec.corpus}-{sec.track}-{subset}"
     return (
@@ -1319,10 +1354,12 @@ def section_html(
     holm = holm_note(meta, sec.baseline)
     out += [f'<p class="note">{esc(holm)}</p>'] if holm else []
     out += [f'<p class="warn">{esc(w)}</p>' for w in sec.warnings]
+    caveats = language_caveats(model, sec)
+    out += [f'<p class="note caveat">{CAVEAT_MARK} {esc(c)}</p>' for c in caveats.values()]
     for subset in SUBSETS:
         title = "All queries" if subset == "all" else "Discriminating queries (not trivial)"
         out.append(f"<h3>{title} (n = {len(sec.subset_qids(subset))})</h3>")
-        out.append(results_table(sec, subset))
+        out.append(results_table(sec, subset, caveats))
     out.append(f'<p class="note">{esc(LEGEND_NOTE)}</p>')
     out += power_html(model.power.get((sec.corpus, sec.track)), sec)
     pairs = model.pairs.get((sec.corpus, sec.track), [])

@@ -88,9 +88,7 @@ def exactly_once(symbols: pd.DataFrame, min_length: int) -> tuple[Funnel, pd.Dat
     looks = shaped & (_lengths(distinct) >= min_length)
     owner = np.repeat(np.arange(len(starts)), counts)
     other_file = paths != paths[starts][owner] if len(names) else np.zeros(0, bool)
-    several_files = (
-        np.logical_or.reduceat(other_file, starts) if len(starts) else np.zeros(0, bool)
-    )
+    several_files = np.logical_or.reduceat(other_file, starts) if len(starts) else np.zeros(0, bool)
     funnel: Funnel = [
         (STEP_DECLARATIONS, len(symbols)),
         (STEP_DISTINCT, len(distinct)),

@@ -209,3 +209,35 @@ def test_a_language_ctags_cannot_parse_is_not_applicable_not_a_failure(ctags, tm
         "no-parser\tq-0001\tswiftOnly\tswift\tfunction\tShapes.swift:1"
         "\tctags has no parser for this file"
     ]
+
+
+def test_locals_and_embedded_fields_are_not_declarations_elsewhere(ctags, tmp_path):
+    """On rxjs 19 of 22 "contradictions" were ctags tagging locals (`const config = {...}`
+    inside a function) and on go-net an embedded field `*resolverConfig` (a use of the type).
+    The symbol pass records module- and type-level declarations only, so neither counts; a
+    real second declaration at module level still does."""
+    (tmp_path / "config.ts").write_text("export const config = { a: 1 };\n")
+    (tmp_path / "ajax.ts").write_text(
+        "export function fromAjax() {\n  const config = { b: 2 };\n  return config;\n}\n"
+    )
+    (tmp_path / "dns.go").write_text("package net\n\ntype resolverConfig struct{ n int }\n")
+    (tmp_path / "dns_test.go").write_text(
+        "package net\n\ntype resolvConfTest struct {\n\t*resolverConfig\n}\n"
+    )
+    (tmp_path / "other.ts").write_text("export const shared = 1;\n")
+    (tmp_path / "again.ts").write_text("export let shared = 2;\n")
+    queries = pd.DataFrame(
+        [
+            ("q-0001", "config", "typescript", "variable", "config.ts", "1", "exactly-once"),
+            ("q-0002", "resolverConfig", "go", "type", "dns.go", "3", "exactly-once"),
+            ("q-0003", "shared", "typescript", "variable", "other.ts", "1", "exactly-once"),
+        ],
+        columns=gt_audit.QUERY_COLUMNS,
+    )
+    table = gt_audit.audit(queries, gt_audit.ctags_tags(tmp_path, queries, ctags=ctags))
+    got = {r.query: (r.ctags_agrees, r.ctags_paths, r.ctags_elsewhere) for r in table.itertuples()}
+    assert got == {
+        "config": ("yes", "config.ts", "no"),
+        "resolverConfig": ("yes", "dns.go", "no"),
+        "shared": ("yes", "again.ts,other.ts", "yes"),
+    }

@@ -642,3 +642,60 @@ def test_quality_time_labels_stay_apart():
     heights = sorted(r["label_y"] for r in spread_labels(rows))
     assert heights[0] == 0.60
     assert all(b - a >= 0.05 - 1e-12 for a, b in zip(heights, heights[1:], strict=False))
+
+
+def test_a_tool_without_a_parser_for_some_queries_is_marked_with_the_count():
+    """Issue 8 item 4: ctags scored 0 on Swift and read as "detected worse". A tool that
+    declares its languages gets a caveat naming what it cannot parse and how many queries."""
+    from searchbench.report import language_caveats
+
+    sec = SimpleNamespace(track="code", corpus="mix", tools=["ctags", "rg", "hay"])
+    gt = [
+        {"language": "rust", "queries": "26"},
+        {"language": "swift", "queries": "3"},
+        {"language": "tsx", "queries": "1"},
+        {"language": "all", "queries": "30"},
+    ]
+    tools = [
+        {"name": "ctags", "languages": ["rust", "typescript"]},
+        {"name": "rg", "languages": None},
+        {"name": "hay"},
+        {"name": "rust-only", "languages": ["rust", "swift", "tsx"]},
+    ]
+    model = SimpleNamespace(gt_audit={"mix": gt}, tools=tools)
+    caveats = language_caveats(model, sec)
+    assert caveats == {
+        "ctags": "ctags: no parser for swift, tsx; 4 of 30 queries are in those languages "
+        "and count as misses in its scores, whatever its ranking."
+    }
+    assert language_caveats(model, SimpleNamespace(**{**vars(sec), "track": "docs"})) == {}
+    # every language parsed: no caveat
+    model.gt_audit["mix"] = [gt[0], {"language": "all", "queries": "26"}]
+    assert language_caveats(model, sec) == {}
+
+
+def test_the_caveat_reaches_the_tool_row_of_the_page(tmp_path: Path) -> None:
+    """End to end on the fixture: a tool declaring only C gets the mark and the note."""
+    tools = json.loads((FIX / "tools.json").read_text())
+    records = tools["tools"] if isinstance(tools, dict) and "tools" in tools else tools
+    if isinstance(records, dict):
+        records = [{"name": k, **v} for k, v in records.items()]
+    names = {r["name"] for r in records}
+    tool = sorted(names - {"rg"})[0]
+    for r in records:
+        r["languages"] = ["nosuchlanguage"] if r["name"] == tool else None
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(records))
+    out = tmp_path / "out"
+    build_report(
+        **{**inputs(), "tools": str(path)},
+        config=CONFIG,
+        config_hash=CONFIG_HASH,
+        command=COMMAND,
+        **outputs(out),
+    )
+    html = (out / "index.html").read_text(encoding="utf-8")
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    assert f'data-tool="{tool}"><td class="name">{tool}<sup class="caveat"' in html
+    assert f"† {tool}: no parser for " in html and f"| {tool} † |" in md
+    assert 'data-tool="rg"><td class="name">rg</td>' in html
