@@ -26,6 +26,7 @@ from searchbench.configcheck import (  # noqa: E402
     rule_kinds,
     tool_languages_problem,
     rules_problem,
+    side_file_path,
     unknown_name_line,
     unknown_target_line,
     unknown_target_pattern,
@@ -33,6 +34,7 @@ from searchbench.configcheck import (  # noqa: E402
 from searchbench.corpora import directory_revision, is_local_git  # noqa: E402
 from searchbench.codehash import script_code_hash  # noqa: E402
 from searchbench.errors import BenchError  # noqa: E402
+from searchbench.headings import docs_shape, token_rules  # noqa: E402
 from searchbench.tools import (
     resolve_tools,
     specs_from_mapping,
@@ -43,7 +45,8 @@ from searchbench.tools import (
 BASEDIR = Path(workflow.basedir)
 SCHEMA = BASEDIR / "config" / "schema" / "config.schema.yaml"
 TOOLS_SCHEMA = BASEDIR / "config" / "schema" / "tools.schema.yaml"
-TRACKS = ["code"]
+DOCS_TOKENS_SCHEMA = BASEDIR / "config" / "schema" / "docs_tokens.schema.yaml"
+TRACKS = ["code", "docs"]
 
 
 def stop(line: str) -> NoReturn:
@@ -88,6 +91,13 @@ _validate(config, SCHEMA, "the configuration")
 config.setdefault("tools", _side_file(config["tools_file"])["tools"])
 _validate({"tools": config["tools"]}, TOOLS_SCHEMA, config["tools_file"])
 LANGUAGES = _side_file(config["languages_file"])
+DOCS_TOKENS_FILE = side_file_path(config["docs"]["tokens_file"], BASEDIR)
+DOCS_TOKENS = _side_file(config["docs"]["tokens_file"])["tokens"]
+_validate({"tokens": DOCS_TOKENS}, DOCS_TOKENS_SCHEMA, config["docs"]["tokens_file"])
+try:
+    DOCS_SHAPE = docs_shape(token_rules(DOCS_TOKENS))
+except BenchError as err:
+    stop(f"config error: {err}")
 ASTGREP_RULES = Path(config["astgrep_rules_dir"])
 if not ASTGREP_RULES.is_absolute() and not ASTGREP_RULES.exists():
     ASTGREP_RULES = BASEDIR / ASTGREP_RULES
@@ -213,15 +223,48 @@ def timing_tables(corpus: str) -> list[str]:
     return [f"results/{corpus}/timing/{tool}.tsv" for tool in TOOLS]
 
 
-def corpus_targets(corpus: str) -> list[str]:
-    track_targets = [
-        f"results/{corpus}/{track}/{name}"
-        for track in TRACKS
-        for name in ("inference.json", "scores.tsv", "gt_audit_summary.tsv")
+def measured_tracks(corpus: str) -> list[str]:
+    """The code track always; the docs track once its queries are drawn (checkpoint
+    doc_queries) and only with at least docs.min_queries of them: fewer can carry no
+    verdict, so nothing is run for them and the report says so from the docs funnel."""
+    queries = checkpoints.doc_queries.get(corpus=corpus).output.queries
+    with open(queries, encoding="utf-8") as handle:
+        drawn = sum(1 for _ in handle) - 1
+    return ["code", "docs"] if drawn >= config["docs"]["min_queries"] else ["code"]
+
+
+def measured(pattern: str, **wildcards) -> list[str]:
+    """pattern expanded over every corpus (or the one given) and its measured tracks."""
+    corpora = [wildcards.pop("corpus")] if "corpus" in wildcards else CORPORA
+    return [
+        pattern.format(corpus=corpus, track=track, **wildcards)
+        for corpus in corpora
+        for track in measured_tracks(corpus)
     ]
-    return track_targets + [
+
+
+def corpus_targets(corpus: str) -> list[str]:
+    """A corpus's targets known before any job: the code track's, the audits, the timing and
+    the docs track's queries (whether the docs track is measured: docs_targets)."""
+    return [
+        f"results/{corpus}/code/inference.json",
+        f"results/{corpus}/code/scores.tsv",
+        f"results/{corpus}/code/gt_audit_summary.tsv",
+        f"results/{corpus}/docs/declared_in_code.tsv",
         f"results/{corpus}/fileset_audit.tsv",
         *timing_tables(corpus),
+    ]
+
+
+def docs_targets(corpus: str) -> list[str]:
+    """The docs track's scores and inference, when it is measured (a separate input
+    function: only it waits on the checkpoint, so a dry run still plans everything else).
+    """
+    tracks = [t for t in measured_tracks(corpus) if t != "code"]
+    return [
+        f"results/{corpus}/{t}/{name}"
+        for t in tracks
+        for name in ("inference.json", "scores.tsv")
     ]
 
 

@@ -1,25 +1,24 @@
 rule report:
     input:
-        scores=expand(
-            "results/{corpus}/{track}/scores.tsv", corpus=CORPORA, track=TRACKS
-        ),
-        inference=expand(
-            "results/{corpus}/{track}/inference.json", corpus=CORPORA, track=TRACKS
-        ),
-        power=expand(
-            "results/{corpus}/{track}/power.json", corpus=CORPORA, track=TRACKS
-        ),
-        fast_path=expand(
-            "results/{corpus}/{track}/fastpath/{tool}.json",
-            corpus=CORPORA,
-            track=TRACKS,
-            tool=FAST_PATH_TOOLS,
-        ),
+        scores=lambda wildcards: measured("results/{corpus}/{track}/scores.tsv"),
+        inference=lambda wildcards: measured("results/{corpus}/{track}/inference.json"),
+        power=lambda wildcards: measured("results/{corpus}/{track}/power.json"),
+        fast_path=lambda wildcards: [
+            path
+            for tool in FAST_PATH_TOOLS
+            for path in measured(
+                "results/{corpus}/{track}/fastpath/{tool}.json", tool=tool
+            )
+        ],
         corpus=expand("results/{corpus}/corpus.json", corpus=CORPORA),
         tools="results/tools.json",
         run_status="results/run_status.tsv",
         timing=[table for corpus in CORPORA for table in timing_tables(corpus)],
         funnel=expand("results/{corpus}/code/funnel.tsv", corpus=CORPORA),
+        docs_funnel=expand("results/{corpus}/docs/funnel.tsv", corpus=CORPORA),
+        declared_in_code=expand(
+            "results/{corpus}/docs/declared_in_code.tsv", corpus=CORPORA
+        ),
         gt_audit=expand("results/{corpus}/code/gt_audit_summary.tsv", corpus=CORPORA),
         fileset_audit=expand("results/{corpus}/fileset_audit.tsv", corpus=CORPORA),
     output:

@@ -4,7 +4,8 @@
 
 rule corpus_done:
     input:
-        lambda wildcards: corpus_targets(wildcards.corpus),
+        known=lambda wildcards: corpus_targets(wildcards.corpus),
+        docs=lambda wildcards: docs_targets(wildcards.corpus),
     output:
         "results/{corpus}/done.txt",
     log:

@@ -6,12 +6,13 @@ workflow.register_resource("timing_slot", 1)
 
 rule run_status:
     input:
-        expand(
-            "results/{corpus}/{track}/raw/{tool}.jsonl",
-            corpus=CORPORA,
-            track=TRACKS,
-            tool=TOOLS,
-        ),
+        lambda wildcards: [
+            path
+            for tool in TOOLS
+            for path in measured(
+                "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
+            )
+        ],
     output:
         "results/run_status.tsv",
     log:
@@ -37,8 +38,10 @@ if TIMING_ENABLED:
             index=tool_index,
             # After this tool's quality runs on the corpus (binary and files in the page
             # cache); not other tools', so adding a tool does not rerun anyone else's timing.
-            quality_runs=expand(
-                "results/{{corpus}}/{track}/raw/{{tool}}.jsonl", track=TRACKS
+            quality_runs=lambda wildcards: measured(
+                "results/{corpus}/{track}/raw/{tool}.jsonl",
+                corpus=wildcards.corpus,
+                tool=wildcards.tool,
             ),
         output:
             "results/{corpus}/timing/{tool}.tsv",

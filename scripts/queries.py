@@ -1,4 +1,5 @@
-"""Draw the code track's queries and qrels from the symbol table (rule `queries`)."""
+"""Draw a track's queries and qrels: the code track from the symbol table (rule `queries`),
+the docs track from the heading tokens (rule `doc_queries`)."""
 
 import multiprocessing
 import sys
@@ -7,11 +8,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
-from searchbench.corpora import corpus_tree
+from searchbench.atomic import write_text_atomic  # noqa: E402
+from searchbench.corpora import corpus_tree  # noqa: E402
+from searchbench.headings import declared_in_code, tokens_in_documents  # noqa: E402
 from searchbench.sampling import (  # noqa: E402
+    IDENTIFIER,
     read_symbols,
     read_unseen,
     select_queries,
+    tsv_text,
     write_outputs,
 )
 from searchbench.symbols import tokens_in_files  # noqa: E402
@@ -19,6 +24,9 @@ from searchbench.symbols import tokens_in_files  # noqa: E402
 
 def main(smk) -> None:
     root = str(corpus_tree(smk.input.root))
+    track = str(getattr(smk.params, "track", "code"))
+    # A docs token (`pytest.fixture`, `--lf`) is not one identifier token.
+    tokenise = tokens_in_documents if track == "docs" else tokens_in_files
     # The unseen files (the kernel: 270 MB) are tokenised in a second process while this one
     # reads the symbol table and finds the exactly-once names: the rule has two threads.
     fork = multiprocessing.get_context("fork")
@@ -27,7 +35,7 @@ def main(smk) -> None:
         ProcessPoolExecutor(1, mp_context=fork) as pool,
     ):
         unseen = read_unseen(smk.input.unseen)
-        scan = pool.submit(tokens_in_files, root, list(unseen["path"]))
+        scan = pool.submit(tokenise, root, list(unseen["path"]))
         symbols = read_symbols(smk.input.symbols)
         funnel, sample = select_queries(
             symbols,
@@ -39,12 +47,21 @@ def main(smk) -> None:
             corpus=str(smk.params.corpus),
             kinds=list(getattr(smk.params, "kinds", None) or []),
             unseen_tokens=scan.result,
+            shape=str(getattr(smk.params, "shape", None) or IDENTIFIER),
+            track=track,
         )
+        declared = None
+        if hasattr(smk.input, "code_symbols"):
+            declared = declared_in_code(sample, read_symbols(smk.input.code_symbols))
         write_outputs(sample, funnel, smk.output.queries, smk.output.qrels, smk.output.funnel)
+        if declared is not None:
+            write_text_atomic(Path(smk.output.declared), tsv_text(declared, list(declared)))
+            shared = int((declared["declared_in_code"] == "yes").sum())
+            print(f"declared in code	{shared} of {len(declared)}", file=log)
         for step, count in funnel:
             print(f"funnel\t{step}\t{count}", file=log)
         if len(sample) < 10:
-            print(f"only {len(sample)} queries: this corpus is not evidence (seed §8)", file=log)
+            print(f"only {len(sample)} {track} queries: this corpus is not evidence", file=log)
 
 
 main(snakemake)  # noqa: F821

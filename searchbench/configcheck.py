@@ -156,11 +156,17 @@ def local_path_problem(corpus: str, path: Path) -> str | None:
     return None
 
 
-def load_side_file(name: str, basedir: Path) -> dict:
+def side_file_path(name: str, basedir: Path) -> Path:
     """A file named in the config: relative to the working directory, else to the workflow."""
     path = Path(name)
     if not path.is_absolute() and not path.exists():
         path = basedir / path
+    return path
+
+
+def load_side_file(name: str, basedir: Path) -> dict:
+    """A file named in the config: relative to the working directory, else to the workflow."""
+    path = side_file_path(name, basedir)
     if not path.is_file():
         raise ValueError(f"config names {name!r}, which does not exist; fix the path")
     loaded = load_yaml_unique(path)

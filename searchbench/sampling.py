@@ -70,7 +70,9 @@ def read_unseen(path: str | os.PathLike) -> pd.DataFrame:
 # ---------------------------------------------------------------- selection
 
 
-def exactly_once(symbols: pd.DataFrame, min_length: int) -> tuple[Funnel, pd.DataFrame]:
+def exactly_once(
+    symbols: pd.DataFrame, min_length: int, shape: str = IDENTIFIER
+) -> tuple[Funnel, pd.DataFrame]:
     """Names that are identifiers of at least min_length characters and are declared in exactly
     one file (several declarations in that one file, e.g. overloads, still count as one;
     the first line is the answer line). Returns the funnel so far and the candidates.
@@ -84,7 +86,7 @@ def exactly_once(symbols: pd.DataFrame, min_length: int) -> tuple[Funnel, pd.Dat
     starts = _run_starts(names)
     counts = np.diff(np.append(starts, len(names)))
     distinct = names[starts]
-    shaped = _identifier_mask(distinct)
+    shaped = _identifier_mask(distinct, shape)
     looks = shaped & (_lengths(distinct) >= min_length)
     owner = np.repeat(np.arange(len(starts)), counts)
     other_file = paths != paths[starts][owner] if len(names) else np.zeros(0, bool)
@@ -123,14 +125,14 @@ def _lengths(names: np.ndarray) -> np.ndarray:
     return np.fromiter(map(len, names), np.int64, len(names))
 
 
-def _identifier_mask(names: np.ndarray) -> np.ndarray:
+def _identifier_mask(names: np.ndarray, shape: str = IDENTIFIER) -> np.ndarray:
     """Which names are identifiers: one regex pass over all the names joined by newlines (a
     name holds none), rather than a call per name."""
     if len(names) == 0:
         return np.zeros(0, dtype=bool)
     joined = "\n".join(names.tolist())
     ends = np.cumsum(_lengths(names) + 1)
-    shaped = re.compile(rf"^{IDENTIFIER}$", re.MULTILINE)
+    shaped = re.compile(rf"^(?:{shape})$", re.MULTILINE)
     mask = np.zeros(len(names), dtype=bool)
     starts = np.fromiter((m.start() for m in shaped.finditer(joined)), np.int64)
     mask[np.searchsorted(ends, starts, side="right")] = True
@@ -241,21 +243,24 @@ def select_queries(
     corpus: str,
     kinds: Sequence[str] = (),
     unseen_tokens: Callable[[], set[bytes]] | None = None,
+    shape: str = IDENTIFIER,
+    track: str = "code",
 ) -> tuple[Funnel, pd.DataFrame]:
     """The whole step: funnel (all six steps) and the numbered sample. With `kinds`, only
     names whose declaration is of one of those kinds are sampled (a seventh step, before
     `sampled`); exactly-once is still decided over every kind of declaration.
 
     unseen_tokens: the identifier tokens of the unseen files (tokens_in_files), when the
-    caller reads them elsewhere meanwhile; called once the candidates are known."""
-    once = exactly_once(symbols, min_length)
+    caller reads them elsewhere meanwhile; called once the candidates are known.
+    shape: the regex a query must match whole (the docs track's tokens are not identifiers)."""
+    once = exactly_once(symbols, min_length, shape)
     tokens = unseen_tokens() if unseen_tokens else tokens_in_files(root, unseen["path"])
     unseen_names = names_among(tokens, once[1]["query"])
     funnel, candidates = funnel_and_candidates(symbols, unseen_names, min_length, once)
     if kinds:
         candidates = candidates[candidates["kind"].isin(list(kinds))].reset_index(drop=True)
         funnel.append((STEP_KIND, len(candidates)))
-    sample = draw_sample(candidates, n, seed, corpus)
+    sample = draw_sample(candidates, n, seed, corpus, track)
     check_answer_files(root, sample)
     return with_sampled(funnel, sample), sample
 

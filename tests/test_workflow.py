@@ -30,6 +30,15 @@ def _write_corpus(root: Path) -> None:
     )
     (root / "docs").mkdir()
     (root / "docs" / "notes.md").write_text("ring_advance is used by ring_reset.\n")
+    # The docs track: five heading tokens in two markups, one also declared in the C code.
+    (root / "docs" / "guide.md").write_text(
+        "# Tuning ring_buffer_size\n\nSet it high.\n\n## The --fast-mode flag\n\n"
+        "Mind ring_reset.\n\n## How ring_advance works\n"
+    )
+    (root / "docs" / "manual.rst").write_text(
+        "RingState.advance\n=================\n\nText.\n\n"
+        "The max_ring_depth limit\n------------------------\n"
+    )
 
 
 def _config(workdir: Path, corpus: Path, queries: int = 12) -> dict:
@@ -43,6 +52,7 @@ def _config(workdir: Path, corpus: Path, queries: int = 12) -> dict:
         "baseline": "rg",
         "timeout_seconds": 30,
         "resamples": 2000,
+        "docs": {"min_queries": 3},
         "timing": {"queries": 2, "warmups": 0, "repeats": 1, "timeout_seconds": 30},
         "corpora": {
             "mini": {"description": "fixture", "source": {"kind": "local", "path": str(corpus)}}
@@ -97,6 +107,14 @@ REPRODUCIBLE = [
     "results/mini/code/scores.tsv",
     "results/mini/code/inference.json",
     "results/mini/code/inference.tsv",
+    "results/mini/docs/headings.tsv",
+    "results/mini/docs/queries.tsv",
+    "results/mini/docs/qrels.txt",
+    "results/mini/docs/declared_in_code.tsv",
+    "results/mini/docs/runs/rg.run",
+    "results/mini/docs/runs/hay.run",
+    "results/mini/docs/scores.tsv",
+    "results/mini/docs/inference.json",
     "results/mini/fileset_audit.tsv",
 ]
 
@@ -179,13 +197,18 @@ def test_duplicate_config_key_stops_with_one_line(tmp_path):
 )
 def test_shipped_configurations_plan_a_complete_run(tmp_path, configfile):
     """The seed's git corpora and the kernel cannot be fetched here: a dry run proves the
-    configuration is valid and the rule graph complete, without touching the network."""
+    configuration is valid and the rule graph complete, without touching the network. Both
+    tracks' inference is asked for by name: the default target waits on the docs queries'
+    checkpoint (a docs track with too few queries is not run), which a dry run cannot pass."""
+    corpora = yaml.safe_load((REPO / configfile).read_text())["corpora"]
+    targets = [f"results/{c}/{t}/inference.json" for c in corpora for t in ("code", "docs")]
     cmd = [
         *SNAKEMAKE,
         "-s",
         str(REPO / "Snakefile"),
         "-d",
         str(tmp_path),
+        *targets,
         "--configfile",
         str(REPO / configfile),
         "--workflow-profile",
@@ -196,11 +219,16 @@ def test_shipped_configurations_plan_a_complete_run(tmp_path, configfile):
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    corpora = yaml.safe_load((REPO / configfile).read_text())["corpora"]
     out = proc.stdout + proc.stderr
     for corpus in corpora:
-        assert f"results/{corpus}/code/inference.json" in out, corpus
-    assert "report" in out and not (tmp_path / "results").exists()
+        for rule in ("score", "search", "doc_headings", "doc_queries"):
+            assert f"results/{corpus}/docs/" in out and rule in out, (corpus, rule)
+        assert f"results/{corpus}/code/scores.tsv" in out, corpus
+    assert not (tmp_path / "results").exists()
+    default = subprocess.run(
+        [c for c in cmd if c not in targets], capture_output=True, text=True, timeout=600
+    )
+    assert default.returncode == 0, default.stdout[-3000:] + default.stderr[-3000:]
 
 
 def test_unreachable_corpus_fails_with_one_line_and_no_artifact(tmp_path):
@@ -247,3 +275,24 @@ def test_venv_tools_are_found_without_the_venv_on_path(tmp_path):
     assert rg["binary"].startswith(str(Path(sys.executable).parent))
     raw = (workdir / "results/mini/code/raw/hay.jsonl").read_text().splitlines()
     assert raw and all(json.loads(line)["status"] == "ok" for line in raw)
+
+
+def test_the_docs_track_is_measured_end_to_end(two_runs):
+    """Issue 9: heading tokens are the queries, the document with the heading the answer; every
+    tool runs them through the same runner and inference as the code track."""
+    workdir = two_runs[0] / "results/mini/docs"
+    queries = [line.split("\t") for line in (workdir / "queries.tsv").read_text().splitlines()]
+    assert [(q[1], q[4]) for q in queries[1:]] == [
+        ("--fast-mode", "docs/guide.md"),
+        ("RingState.advance", "docs/manual.rst"),
+        ("max_ring_depth", "docs/manual.rst"),
+        ("ring_advance", "docs/guide.md"),
+        ("ring_buffer_size", "docs/guide.md"),
+    ]
+    declared = (workdir / "declared_in_code.tsv").read_text().splitlines()
+    assert [line.split("\t")[2] for line in declared[1:]] == ["no", "no", "no", "yes", "no"]
+    scores = (workdir / "scores.tsv").read_text().splitlines()
+    rg = [line.split("\t") for line in scores[1:] if line.split("\t")[1] == "rg"]
+    assert len(rg) == 5 and all(row[2] == "ok" and int(row[3]) >= 1 for row in rg)
+    inference = json.loads((workdir / "inference.json").read_text())
+    assert {c["tool"] for c in inference["comparisons"]} >= {"hay", "ast-grep"}

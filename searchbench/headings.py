@@ -1,0 +1,292 @@
+"""The docs track's ground truth: identifier-like tokens of documentation headings.
+
+A heading is what the document's own markup says is a heading, read by a real parser where a
+well-kept one exists: Markdown by markdown-it-py (CommonMark), reStructuredText by docutils.
+AsciiDoc has no well-kept Python parser (Asciidoctor is Ruby; asciidoc-py is the retired
+original), so its section titles are read line by line here, skipping delimited blocks.
+Never a tool under test: the answer to a docs query is the one document whose heading holds
+the token (docs/method.md, the docs track).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from searchbench.errors import BenchError
+from searchbench.paths import decode_path
+
+HEADING_KIND = "heading"
+# Characters around a word that are markup or punctuation, not part of the token:
+# "`pytest.fixture`", "(--lf)", "Config:" -> pytest.fixture, --lf, Config.
+_EDGE = "`*\"'()[]{}<>:;,.!?|"
+_WORD_SPLIT = re.compile(r"[\s/]+")
+
+
+@dataclass(frozen=True)
+class TokenRule:
+    """One kind of identifier-like token (config `docs.tokens`)."""
+
+    name: str
+    regex: re.Pattern[str]
+    code_only: bool = False  # applies only to words the heading marks as inline code
+
+
+@dataclass(frozen=True)
+class Heading:
+    line: int  # 1-based line of the heading's text
+    text: str
+    code: tuple[str, ...] = ()  # the heading's inline code spans, as written
+
+
+def token_rules(entries: Sequence[dict]) -> list[TokenRule]:
+    """The configured token rules, compiled; a bad regex is one line naming it."""
+    rules = []
+    for entry in entries:
+        try:
+            regex = re.compile(str(entry["regex"]))
+            rules.append(TokenRule(str(entry["name"]), regex, bool(entry.get("code_only"))))
+        except re.error as err:
+            raise BenchError(
+                f"docs.tokens {entry.get('name')!r}: regex does not compile ({err}); fix it in "
+                "the config"
+            ) from None
+    return rules
+
+
+def docs_shape(rules: Sequence[TokenRule]) -> str:
+    """One regex for the sampler's shape step: a query must be a whole token of some rule."""
+    return "|".join(f"(?:{rule.regex.pattern})" for rule in rules)
+
+
+def words(text: str) -> list[str]:
+    """A heading's words with surrounding punctuation and inline markup removed."""
+    out = []
+    for raw in _WORD_SPLIT.split(text):
+        word = raw.strip(_EDGE)
+        if word.endswith("()"):
+            word = word[:-2]
+        if word:
+            out.append(word)
+    return out
+
+
+def heading_tokens(heading: Heading, rules: Sequence[TokenRule]) -> list[tuple[str, str]]:
+    """(token, rule name) for each word of a heading that some rule matches whole; the first
+    matching rule names it; a `code_only` rule looks only at words inside inline code. A word
+    seen twice in one heading counts once."""
+    in_code = {word for span in heading.code for word in words(span)}
+    seen: dict[str, str] = {}
+    for word in words(heading.text):
+        if word in seen:
+            continue
+        for rule in rules:
+            if (word in in_code or not rule.code_only) and rule.regex.fullmatch(word):
+                seen[word] = rule.name
+                break
+    return list(seen.items())
+
+
+# ---------------------------------------------------------------- parsers
+
+
+def strip_front_matter(text: str) -> str:
+    """Blank out a leading YAML (`---`) or TOML (`+++`) front-matter block, keeping line
+    numbers: CommonMark would read `title: x` over a closing `---` as a setext heading."""
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip() not in ("---", "+++"):
+        return text
+    fence = lines[0].rstrip()
+    closers = ("---", "...") if fence == "---" else ("+++",)
+    for end in range(1, len(lines)):
+        if lines[end].rstrip() in closers:
+            return "\n".join([""] * (end + 1) + lines[end + 1 :])
+    return text
+
+
+def markdown_headings(text: str) -> list[Heading]:
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(strip_front_matter(text))
+    out = []
+    for i, token in enumerate(tokens):
+        if token.type != "heading_open" or token.map is None:
+            continue
+        inline = tokens[i + 1]
+        children = inline.children or []
+        parts = [c.content for c in children if c.type in ("text", "code_inline")]
+        code = tuple(c.content for c in children if c.type == "code_inline")
+        out.append(Heading(token.map[0] + 1, " ".join(parts), code))
+    return out
+
+
+_RST_SETTINGS = {
+    # Never read other files or run anything a document asks for (`.. include::`, `raw`).
+    "file_insertion_enabled": False,
+    "raw_enabled": False,
+    # Sphinx directives and roles are unknown to plain docutils: report nothing, stop never.
+    "report_level": 5,
+    "halt_level": 5,
+    "doctitle_xform": False,
+    "input_encoding": "unicode",
+}
+
+
+def rst_headings(text: str) -> list[Heading]:
+    import docutils.core
+    from docutils import nodes
+
+    settings = {**_RST_SETTINGS, "warning_stream": io.StringIO()}
+    tree = docutils.core.publish_doctree(text, settings_overrides=settings)
+    out = []
+    for title in tree.findall(nodes.title):
+        if not isinstance(title.parent, nodes.section):
+            continue  # admonition, sidebar and table titles are not section headings
+        # docutils gives the underline's line; the title's text is the line before it.
+        line = (title.line or 1) - 1 if title.line else 0
+        code = tuple(node.astext() for node in title.findall(nodes.literal))
+        out.append(Heading(max(line, 1), title.astext(), code))
+    return out
+
+
+_ADOC_TITLE = re.compile(r"^(={1,6}|#{1,6})\s+(\S.*?)(?:\s+\1)?\s*$")
+_ADOC_UNDERLINE = re.compile(r"^([=\-~^+])\1+\s*$")
+_ADOC_DELIMITERS = re.compile(r"^(-{4,}|\.{4,}|/{4,}|\+{4,}|_{4,}|={4,}|\*{4,}|`{3,})\s*$")
+
+
+def asciidoc_headings(text: str) -> list[Heading]:
+    """One-line titles (`== Name`) and two-line titles (text over an underline of about its
+    length); nothing inside listing, literal, comment, passthrough or example blocks."""
+    lines = text.split("\n")
+    out = []
+    closing: str | None = None
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip()
+        nxt = lines[i + 1].rstrip() if i + 1 < len(lines) else ""
+        if closing is not None:
+            closing = None if line == closing else closing
+        elif (
+            line
+            and not _ADOC_DELIMITERS.match(line)
+            and _ADOC_UNDERLINE.match(nxt)
+            and abs(len(nxt) - len(line)) <= 2
+            and not line.startswith((" ", "\t", "//", ".", "[", "*", "-"))
+        ):
+            out.append(adoc_heading(i + 1, line.strip()))
+            i += 2
+            continue
+        elif _ADOC_DELIMITERS.match(line):
+            closing = line
+        elif match := _ADOC_TITLE.match(line):
+            out.append(adoc_heading(i + 1, match.group(2)))
+        i += 1
+    return out
+
+
+_ADOC_MONO = re.compile(r"`\+?([^`+]+)\+?`|(?<![\w+])\+([^+\s][^+]*)\+(?![\w+])")
+
+
+def adoc_heading(line: int, title: str) -> Heading:
+    """An AsciiDoc title with its monospace spans (`name`, `+name+`) marked as code."""
+    spans = [m.group(1) or m.group(2) for m in _ADOC_MONO.finditer(title)]
+    text = _ADOC_MONO.sub(lambda m: m.group(1) or m.group(2), title)
+    return Heading(line, text, tuple(spans))
+
+
+PARSERS = {"markdown": markdown_headings, "rst": rst_headings, "asciidoc": asciidoc_headings}
+
+
+# ---------------------------------------------------------------- the pass
+
+
+def markup_of(path: str, markups: dict[str, Sequence[str]]) -> str | None:
+    """The markup of a file by its extension (config `docs.markups`), or None."""
+    lower = path.lower()
+    for markup, extensions in markups.items():
+        if any(lower.endswith(ext.lower()) for ext in extensions):
+            return markup
+    return None
+
+
+def scan_headings(
+    root: str | os.PathLike,
+    paths: Iterable[str],
+    markups: dict[str, Sequence[str]],
+    unseen_extensions: Sequence[str],
+    rules: Sequence[TokenRule],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Heading tokens of every document (symbols.tsv's columns: symbol = the token, kind =
+    `heading`, language = the markup, rule = `docs-<token rule>`) and the unseen documents:
+    those a parser could not read and those in a documentation format without a parser here,
+    so that a token also in them is not taken as a heading of one file only."""
+    rows: list[tuple[str, str, str, str, str, str]] = []
+    unseen: list[tuple[str, str, str]] = []
+    base = os.fsencode(root)
+    for path in sorted(set(paths)):
+        full = os.path.join(base, os.fsencode(decode_path(path)))
+        markup = markup_of(decode_path(path), markups)
+        if markup is None:
+            if any(decode_path(path).lower().endswith(e.lower()) for e in unseen_extensions):
+                unseen.append((path, "unparsed-docs-format", str(os.path.getsize(full))))
+            continue
+        data = Path(os.fsdecode(full)).read_bytes()
+        try:
+            text = data.decode("utf-8")
+            headings = PARSERS[markup](text)
+        except Exception as err:  # any parser failure: the file is unseen, never a crash
+            reason = "not-utf8" if isinstance(err, UnicodeDecodeError) else "parse-error"
+            unseen.append((path, reason, str(len(data))))
+            continue
+        for heading in headings:
+            for token, rule in heading_tokens(heading, rules):
+                rows.append((token, HEADING_KIND, markup, path, str(heading.line), f"docs-{rule}"))
+    table = pd.DataFrame(rows, columns=["symbol", "kind", "language", "path", "line", "rule"])
+    table = table.drop_duplicates().sort_values(
+        ["symbol", "path", "line"], key=_byte_order, kind="stable"
+    )
+    return table.reset_index(drop=True), pd.DataFrame(
+        sorted(unseen), columns=["path", "reason", "bytes"]
+    )
+
+
+def _byte_order(column: pd.Series) -> pd.Series:
+    if column.name == "line":
+        return column.astype(int)
+    return column.map(lambda s: s.encode("utf-8"))
+
+
+def tokens_in_documents(root: str | os.PathLike, paths: Iterable[str]) -> set[bytes]:
+    """Every word (as heading_tokens splits them) of the files: a docs token such as
+    `pytest.fixture` or `--lf` is not one identifier token, so the code track's
+    tokens_in_files would never find it in an unseen document."""
+    found: set[bytes] = set()
+    base = os.fsencode(root)
+    for path in sorted(set(paths)):
+        full = os.path.join(base, os.fsencode(decode_path(path)))
+        try:
+            text = Path(os.fsdecode(full)).read_bytes().decode("utf-8", "replace")
+        except (IsADirectoryError, FileNotFoundError):
+            continue
+        found.update(word.encode("utf-8") for word in words(text))
+    return found
+
+
+def declared_in_code(sample: pd.DataFrame, code_symbols: pd.DataFrame) -> pd.DataFrame:
+    """Per docs query: is the token also a declaration in the code (the symbol table)?
+    Such queries stay in the track on purpose (a declaration prior may find the code first,
+    which is the point of the track); the report says how many there are."""
+    declared = set(code_symbols["symbol"])
+    return pd.DataFrame(
+        {
+            "qid": sample["qid"],
+            "query": sample["query"],
+            "declared_in_code": ["yes" if q in declared else "no" for q in sample["query"]],
+        }
+    )
