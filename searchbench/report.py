@@ -965,7 +965,7 @@ def language_caveats(model: Model, sec: Section) -> dict[str, str]:
     return caveats
 
 
-CAVEAT_MARK = "†"
+CAVEAT_MARK = "‡"  # † is taken: "tests disagree"
 
 
 def skipped_tools(model: Model) -> list[dict[str, Any]]:

@@ -697,5 +697,5 @@ def test_the_caveat_reaches_the_tool_row_of_the_page(tmp_path: Path) -> None:
     html = (out / "index.html").read_text(encoding="utf-8")
     md = (out / "summary.md").read_text(encoding="utf-8")
     assert f'data-tool="{tool}"><td class="name">{tool}<sup class="caveat"' in html
-    assert f"† {tool}: no parser for " in html and f"| {tool} † |" in md
+    assert f"‡ {tool}: no parser for " in html and f"| {tool} ‡ |" in md
     assert 'data-tool="rg"><td class="name">rg</td>' in html
