@@ -907,7 +907,7 @@ def render_markdown(model: Model) -> str:
             out.append(f"**{note}**\n")
         out.append(subset_note(sec) + "\n")
         caveats = language_caveats(model, sec)
-        out += [f"{CAVEAT_MARK} {text}\n" for text in caveats.values()]
+        out += [f"{text}\n" for _, text in caveats.values()]
         for subset in SUBSETS:
             rows = table_rows(sec, subset)
             n = len(sec.subset_qids(subset))
@@ -915,7 +915,8 @@ def render_markdown(model: Model) -> str:
             body = []
             for tool in sec.tools:
                 cells = [md_metric_cell(r) for r in rows if r["tool"] == tool]
-                body.append([f"{tool} {CAVEAT_MARK}" if tool in caveats else tool, *cells])
+                label = f"{tool} ({caveats[tool][0]})" if tool in caveats else tool
+                body.append([label, *cells])
             out.append(md_table(["tool", *[lbl for _, lbl in METRICS]], body))
         holm = holm_note(sec.meta, sec.baseline)
         out += [holm + "\n"] if holm else []
@@ -937,10 +938,11 @@ def render_markdown(model: Model) -> str:
     return "\n".join(out)
 
 
-def language_caveats(model: Model, sec: Section) -> dict[str, str]:
+def language_caveats(model: Model, sec: Section) -> dict[str, tuple[str, str]]:
     """Tools that declare the languages they parse, on a code track with queries in others:
     those queries count as misses in the tool's scores, which says nothing about its ranking
-    (issue 8: ctags 5.9 has no Swift parser and was "detected worse" on Swift)."""
+    (issue 8: ctags 5.9 has no Swift parser and was "detected worse" on Swift).
+    Per tool: a short label for its row and the sentence for the section."""
     if sec.track != "code":
         return {}
     per_language = {
@@ -958,14 +960,12 @@ def language_caveats(model: Model, sec: Section) -> dict[str, str]:
         n = sum(per_language[lang] for lang in unparsed)
         if n:
             caveats[tool] = (
+                f"no parser: {', '.join(unparsed)}",
                 f"{tool}: no parser for {', '.join(unparsed)}; {n} of {total} queries are in "
                 f"{'that language' if len(unparsed) == 1 else 'those languages'} and count as "
-                "misses in its scores, whatever its ranking."
+                "misses in its scores, whatever its ranking.",
             )
     return caveats
-
-
-CAVEAT_MARK = "‡"  # † is taken: "tests disagree"
 
 
 def skipped_tools(model: Model) -> list[dict[str, Any]]:
@@ -1106,7 +1106,9 @@ def metric_cells(row: dict[str, Any]) -> str:
     )
 
 
-def results_table(sec: Section, subset: str, caveats: dict[str, str] | None = None) -> str:
+def results_table(
+    sec: Section, subset: str, caveats: dict[str, tuple[str, str]] | None = None
+) -> str:
     rows = table_rows(sec, subset)
     head1 = '<th class="name" rowspan="2">tool</th>' + "".join(
         f'<th colspan="5">{esc(lbl)}{" (primary)" if m == "rr" else ""}</th>' for m, lbl in METRICS
@@ -1123,7 +1125,11 @@ def results_table(sec: Section, subset: str, caveats: dict[str, str] | None = No
         cls = ' class="not-evidence"' if not_ev else ""
         cells = "".join(metric_cells(r) for r in trows)
         caveat = (caveats or {}).get(tool)
-        mark = f'<sup class="caveat" title="{esc(caveat)}">{CAVEAT_MARK}</sup>' if caveat else ""
+        mark = (
+            f' <span class="caveat" title="{esc(caveat[1])}">({esc(caveat[0])})</span>'
+            if caveat
+            else ""
+        )
         body.append(
             f'<tr{cls} data-tool="{esc(tool)}"><td class="name">{esc(tool)}{mark}</td>{cells}</tr>'
         )
@@ -1355,7 +1361,7 @@ def section_html(
     out += [f'<p class="note">{esc(holm)}</p>'] if holm else []
     out += [f'<p class="warn">{esc(w)}</p>' for w in sec.warnings]
     caveats = language_caveats(model, sec)
-    out += [f'<p class="note caveat">{CAVEAT_MARK} {esc(c)}</p>' for c in caveats.values()]
+    out += [f'<p class="note caveat">{esc(text)}</p>' for _, text in caveats.values()]
     for subset in SUBSETS:
         title = "All queries" if subset == "all" else "Discriminating queries (not trivial)"
         out.append(f"<h3>{title} (n = {len(sec.subset_qids(subset))})</h3>")

@@ -665,8 +665,11 @@ def test_a_tool_without_a_parser_for_some_queries_is_marked_with_the_count():
     model = SimpleNamespace(gt_audit={"mix": gt}, tools=tools)
     caveats = language_caveats(model, sec)
     assert caveats == {
-        "ctags": "ctags: no parser for swift, tsx; 4 of 30 queries are in those languages "
-        "and count as misses in its scores, whatever its ranking."
+        "ctags": (
+            "no parser: swift, tsx",
+            "ctags: no parser for swift, tsx; 4 of 30 queries are in those languages "
+            "and count as misses in its scores, whatever its ranking.",
+        )
     }
     assert language_caveats(model, SimpleNamespace(**{**vars(sec), "track": "docs"})) == {}
     # every language parsed: no caveat
@@ -696,6 +699,8 @@ def test_the_caveat_reaches_the_tool_row_of_the_page(tmp_path: Path) -> None:
     )
     html = (out / "index.html").read_text(encoding="utf-8")
     md = (out / "summary.md").read_text(encoding="utf-8")
-    assert f'data-tool="{tool}"><td class="name">{tool}<sup class="caveat"' in html
-    assert f"‡ {tool}: no parser for " in html and f"| {tool} ‡ |" in md
+    assert f'data-tool="{tool}"><td class="name">{tool} <span class="caveat"' in html
+    # the fixture's alpha corpus has rust and toml queries, none in "nosuchlanguage"
+    assert f"{tool}: no parser for rust, toml; 30 of 30 queries" in html
+    assert f"| {tool} (no parser: rust, toml) |" in md
     assert 'data-tool="rg"><td class="name">rg</td>' in html
