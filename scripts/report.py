@@ -41,6 +41,8 @@ def main(smk: object) -> None:
         run_status=getattr(inp, "run_status", None),
         power=as_list(getattr(inp, "power", [])),
         fast_path=as_list(getattr(inp, "fast_path", [])),
+        docs_funnel=as_list(getattr(inp, "docs_funnel", [])),
+        declared_in_code=as_list(getattr(inp, "declared_in_code", [])),
     )
 
 

@@ -393,6 +393,9 @@ class Model:
     timing_enabled: bool = True  # false: the run measured quality only
     # (corpus, track) -> the fast-path check records (fastpath/{tool}.json), by tool
     fast_path: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    # the docs track's funnel and declared-in-code table, by corpus (measured or not)
+    docs_funnel: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    declared_in_code: dict[str, list[dict[str, str]]] = field(default_factory=dict)
 
 
 def build_section(
@@ -462,6 +465,8 @@ def build_model(
     run_status: str | Path | None = None,
     power: Sequence[str | Path] = (),
     fast_path: Sequence[str | Path] = (),
+    docs_funnel: Sequence[str | Path] = (),
+    declared_in_code: Sequence[str | Path] = (),
 ) -> Model:
     """Read every input and compute what the report shows."""
     baseline = str(config.get("baseline", "rg"))
@@ -487,6 +492,7 @@ def build_model(
         all_inputs.append(run_status)
     all_inputs.extend(power)
     all_inputs.extend(fast_path)
+    all_inputs.extend([*docs_funnel, *declared_in_code])
     checks: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for p in sorted(fast_path, key=str):
         checks.setdefault(corpus_track_of(Path(p).parent), []).append(read_json(p))
@@ -511,6 +517,8 @@ def build_model(
         power={corpus_track_of(p): read_json(p) for p in power},
         timing_enabled=timing_enabled(config),
         fast_path=checks,
+        docs_funnel={corpus_of(p, 2): read_tsv(p) for p in sorted(docs_funnel, key=str)},
+        declared_in_code={corpus_of(p, 2): read_tsv(p) for p in sorted(declared_in_code, key=str)},
     )
 
 
@@ -900,6 +908,8 @@ def render_markdown(model: Model) -> str:
     out.append(intro_text(model) + "\n")
     if not model.timing_enabled:
         out.append(TIMING_OFF + "\n")
+    out += ["## Overview\n", overview_note(model) + "\n"]
+    out.append(md_table(OVERVIEW_HEADER, overview_rows(model)))
     for sec in model.sections:
         out.append(f"## {sec.corpus} / {sec.track}\n")
         note = evidence_note(sec, model.min_queries)
@@ -923,6 +933,12 @@ def render_markdown(model: Model) -> str:
         out += power_markdown(model.power.get((sec.corpus, sec.track)))
         for w in sec.warnings:
             out.append(f"- warning: {w}\n")
+        if sec.track == "docs":
+            out.append(docs_section_note(model, sec.corpus) + "\n")
+    if docs_unmeasured(model):
+        out.append("## Docs track: corpora not measured\n")
+        for corpus in docs_unmeasured(model):
+            out.append(f"- {corpus}: {funnel_line(model.docs_funnel[corpus])}\n")
     skipped = skipped_tools(model)
     out.append("## Tools skipped\n")
     out.append(
@@ -966,6 +982,93 @@ def language_caveats(model: Model, sec: Section) -> dict[str, tuple[str, str]]:
                 "misses in its scores, whatever its ranking.",
             )
     return caveats
+
+
+OVERVIEW_TOOL = "hay"  # the ranker this benchmark ships, read against the baseline
+
+
+def docs_min_queries(model: Model) -> int:
+    return int((model.config.get("docs") or {}).get("min_queries", 30))
+
+
+def declared_share(model: Model, corpus: str) -> tuple[int, int]:
+    """(docs queries also declared in the code, docs queries)."""
+    rows = model.declared_in_code.get(corpus, [])
+    return sum(r.get("declared_in_code") == "yes" for r in rows), len(rows)
+
+
+def track_cells(model: Model, corpus: str, track: str) -> list[str]:
+    """n, trivial share, hay − baseline MRR [CI] and verdict of one corpus and track; a docs
+    track that was not measured says why in the first cell."""
+    sec = next((s for s in model.sections if (s.corpus, s.track) == (corpus, track)), None)
+    if sec is None:
+        drawn = len(model.declared_in_code.get(corpus, []))
+        why = f"not measured: {drawn} queries (< {docs_min_queries(model)})"
+        return [why, "", "", ""]
+    share = len(sec.trivial) / len(sec.qids) if sec.qids else 0.0
+    comp = sec.comparisons.get((OVERVIEW_TOOL, "rr", "all"))
+    if comp is None:
+        return [str(len(sec.qids)), fmt_num(share, 2), f"no {OVERVIEW_TOOL}", ""]
+    diff = f"{fmt_signed(comp.get('diff'))} {fmt_ci(comp.get('ci_low'), comp.get('ci_high'))}"
+    return [str(len(sec.qids)), fmt_num(share, 2), diff, str(comp["verdict_shown"])]
+
+
+def overview_rows(model: Model) -> list[list[str]]:
+    """One row per corpus: the code track and the docs track side by side."""
+    rows = []
+    for corpus in sorted({s.corpus for s in model.sections}):
+        shared, drawn = declared_share(model, corpus)
+        declared = f"{shared} of {drawn}" if drawn else "-"
+        rows.append(
+            [corpus, *track_cells(model, corpus, "code"), *track_cells(model, corpus, "docs")]
+            + [declared]
+        )
+    return rows
+
+
+OVERVIEW_HEADER = [
+    "corpus",
+    "code n",
+    "code trivial",
+    f"code {OVERVIEW_TOOL} − baseline MRR [95% CI]",
+    "code verdict",
+    "docs n",
+    "docs trivial",
+    f"docs {OVERVIEW_TOOL} − baseline MRR [95% CI]",
+    "docs verdict",
+    "docs queries declared in code",
+]
+
+
+def overview_note(model: Model) -> str:
+    baseline = str(model.config.get("baseline", "rg"))
+    return (
+        f"Code and docs side by side: {OVERVIEW_TOOL} against {baseline} on MRR, all queries. "
+        "The code track's answers are declarations, which a definition prior is built to put "
+        "first; the docs track's answers are the documents whose heading holds the token, "
+        "where such a prior may lose. A docs track with fewer than "
+        f"{docs_min_queries(model)} queries is not measured (its funnel is in its section or "
+        "below). Docs queries also declared in code stay in: finding the code first is the "
+        "trap the track measures."
+    )
+
+
+def docs_unmeasured(model: Model) -> list[str]:
+    measured = {s.corpus for s in model.sections if s.track == "docs"}
+    return [c for c in sorted(model.docs_funnel) if c not in measured]
+
+
+def docs_section_note(model: Model, corpus: str) -> str:
+    shared, drawn = declared_share(model, corpus)
+    share = f" ({shared / drawn:.0%})" if drawn else ""
+    return (
+        f"Docs queries from headings: {funnel_line(model.docs_funnel.get(corpus, []))}. "
+        f"{shared} of {drawn}{share} are also declared in the code."
+    )
+
+
+def funnel_line(rows: list[dict[str, str]]) -> str:
+    return " → ".join(f"{r['step']} {r['count']}" for r in rows)
 
 
 def skipped_tools(model: Model) -> list[dict[str, Any]]:
@@ -1376,6 +1479,8 @@ def section_html(
             out += chart(kind)
     out += ["<h3>Coverage and cost to reach the answer</h3>", cost_table(sec)]
     out += ["<h3>Quality vs time and memory</h3>", timing_table(model, sec), *chart("quality_time")]
+    if sec.track == "docs":
+        out += ["<h3>Query funnel</h3>", f"<p>{esc(docs_section_note(model, sec.corpus))}</p>"]
     if sec.track == "code":
         out += ["<h3>Query funnel and ground-truth audit</h3>"]
         out += [dict_table(model.funnel.get(sec.corpus, [])), *chart("funnel")]
@@ -1579,11 +1684,22 @@ def render_html(
         f'<ul>{toc}<li><a href="#runs">how the runs ended</a></li>'
         '<li><a href="#skipped">tools skipped</a></li>'
         '<li><a href="#provenance">provenance</a></li></ul>',
+        '<h2 id="overview">Overview</h2>',
+        f"<p>{esc(overview_note(model))}</p>",
+        html_table(OVERVIEW_HEADER, overview_rows(model)),
     ]
     chart_ids: list[str] = []
     for sec in model.sections:
         body += section_html(
             model, sec, specs.get((sec.corpus, sec.track), {}), charts_rel, chart_ids
+        )
+    if docs_unmeasured(model):
+        body.append('<h2 id="docs-unmeasured">Docs track: corpora not measured</h2>')
+        body.append(
+            html_table(
+                ["corpus", "docs funnel"],
+                [[c, funnel_line(model.docs_funnel[c])] for c in docs_unmeasured(model)],
+            )
         )
     if model.run_status:
         body.append('<h2 id="runs">How the quality runs ended</h2>')
@@ -1670,6 +1786,8 @@ def build_report(
     run_status: str | Path | None = None,
     power: Sequence[str | Path] = (),
     fast_path: Sequence[str | Path] = (),
+    docs_funnel: Sequence[str | Path] = (),
+    declared_in_code: Sequence[str | Path] = (),
 ) -> Model:
     """Paths in, paths out: read every artifact and write the report files."""
     import vl_convert as vlc
@@ -1689,6 +1807,8 @@ def build_report(
         run_status,
         power,
         fast_path,
+        docs_funnel,
+        declared_in_code,
     )
     vl_version = _vl_version()
     specs = {(s.corpus, s.track): section_charts(model, s) for s in model.sections}

@@ -704,3 +704,54 @@ def test_the_caveat_reaches_the_tool_row_of_the_page(tmp_path: Path) -> None:
     assert f"{tool}: no parser for rust, toml; 30 of 30 queries" in html
     assert f"| {tool} (no parser: rust, toml) |" in md
     assert 'data-tool="rg"><td class="name">rg</td>' in html
+
+
+def test_code_and_docs_side_by_side_and_unmeasured_docs_say_why(tmp_path: Path) -> None:
+    """Issue 9: one overview line per corpus with both tracks; a docs track with too few
+    queries is a sentence with its funnel, not a table; the declared-in-code share is shown."""
+    base = inputs()
+    docs = tmp_path / "results" / "alpha" / "docs"
+    docs.mkdir(parents=True)
+    code = FIX / "alpha" / "code"
+    (docs / "scores.tsv").write_text((code / "scores.tsv").read_text())
+    (docs / "inference.json").write_text(
+        (code / "inference.json").read_text().replace('"track": "code"', '"track": "docs"')
+    )
+    qids = sorted({r["qid"] for r in fixture_scores("alpha")})
+    (docs / "declared_in_code.tsv").write_text(
+        "qid\tquery\tdeclared_in_code\n"
+        + "".join(f"{q}\tq{i}\t{'yes' if i < 3 else 'no'}\n" for i, q in enumerate(qids))
+    )
+    (docs / "funnel.tsv").write_text(f"step\tcount\ndeclarations\t90\nsampled\t{len(qids)}\n")
+    tiny = tmp_path / "results" / "tiny" / "docs"
+    tiny.mkdir(parents=True)
+    (tiny / "declared_in_code.tsv").write_text("qid\tquery\tdeclared_in_code\nt-1\tx_y\tno\n")
+    (tiny / "funnel.tsv").write_text("step\tcount\ndeclarations\t4\nsampled\t1\n")
+    out = tmp_path / "out"
+    build_report(
+        **{
+            **base,
+            "scores": [*base["scores"], str(docs / "scores.tsv")],
+            "inference": [*base["inference"], str(docs / "inference.json")],
+        },
+        docs_funnel=[str(docs / "funnel.tsv"), str(tiny / "funnel.tsv")],
+        declared_in_code=[str(docs / "declared_in_code.tsv"), str(tiny / "declared_in_code.tsv")],
+        config=CONFIG,
+        config_hash=CONFIG_HASH,
+        command=COMMAND,
+        **outputs(out),
+    )
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    html = (out / "index.html").read_text(encoding="utf-8")
+    rows = {line.split(" | ")[0].strip("| "): line for line in md.splitlines() if "|" in line}
+    alpha = rows["alpha"].strip("|").split(" | ")
+    comp = fixture_comparisons("alpha")[("hay", "rr", "all")]
+    assert alpha[1] == alpha[5] == str(len(qids))  # code n, docs n
+    assert alpha[4] == alpha[8] == comp["verdict"]
+    assert alpha[9].strip() == f"3 of {len(qids)}"
+    assert "not measured: 1 queries (< 30)" in rows["tiny"]
+    assert (
+        "## Docs track: corpora not measured" in md and "- tiny: declarations 4 → sampled 1" in md
+    )
+    assert f"3 of {len(qids)} ({3 / len(qids):.0%}) are also declared in the code" in html
+    assert 'id="alpha-docs"' in html and "Docs track: corpora not measured" in html
