@@ -28,3 +28,12 @@ rule unknown_target:
     wildcard_constraints:
         unknown=unknown_target_pattern(CORPORA, TRACKS),
     localrule: True
+
+
+# `snakemake --cores 2 docs_track`: the docs track alone, every corpus (the code track's
+# symbol tables are built too: they say which docs queries are also declared in code).
+rule docs_track:
+    input:
+        drawn=expand("results/{corpus}/docs/declared_in_code.tsv", corpus=CORPORA),
+        measured=lambda wildcards: [t for c in CORPORA for t in docs_targets(c)],
+    localrule: True
