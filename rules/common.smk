@@ -164,7 +164,7 @@ TOOL_PATH = tool_search_path(BASEDIR / "bin")
 
 
 def _resolve_tools() -> dict:
-    """Resolve each tool's binary once, at parse time (§8: grep may not be grep)."""
+    """Resolve each tool's binary once, at parse time (docs/method.md §8: grep may not be grep)."""
     try:
         return resolve_tools(specs_from_mapping(config["tools"]), path_env=TOOL_PATH)
     except BenchError as err:

@@ -1,4 +1,4 @@
-"""Count the words before false firings of hay's raw C-family shape (seed §7).
+"""Count the words before false firings of hay's raw C-family shape (docs/method.md §7).
 
     count_cshape_misfires.py [--write-words FILE] CORPUS_DIR[=SYMBOLS_TSV] ...
 

@@ -129,8 +129,8 @@ def read_queries(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def resolve_ctags(binary: str = "ctags") -> tuple[str, str]:
-    """Absolute path and first --version line; refuse anything but Universal Ctags (§8: make
-    sure you are holding the thing you measure)."""
+    """Absolute path and first --version line; refuse anything but Universal Ctags
+    (docs/method.md §8: make sure you are holding the thing you measure)."""
     found = shutil.which(binary)
     if found is None:
         raise BenchError(f"`{binary}` not found on PATH; install universal-ctags")

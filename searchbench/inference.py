@@ -1,4 +1,4 @@
-"""Paired inference: each tool against the baseline, query by query (seed §5).
+"""Paired inference: each tool against the baseline, query by query (docs/method.md §6).
 
 For one corpus and track, for every tool, metric (rr is primary; success10 and ndcg10 are
 secondary) and subset of queries (``all``; ``discriminating`` = not trivial, i.e. the baseline

@@ -1,4 +1,4 @@
-"""Run one search the same honest way for every tool (§8 traps 1, 3, 4, 5).
+"""Run one search the same honest way for every tool (docs/method.md §8, traps 1, 3, 4, 5).
 
 - No shell: argv is a list whose first element is the resolved absolute binary.
 - A clean environment: only PATH, HOME, a UTF-8 C locale, git discovery fenced at the corpus's

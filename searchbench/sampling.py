@@ -1,10 +1,11 @@
-"""From a symbol table to a deterministic query sample with TREC qrels (seed §3, §8).
+"""From a symbol table to a deterministic query sample with TREC qrels (docs/method.md §2, §8).
 
 A query is a name that the parser saw declared in exactly one file. Names declared in two
 or more files have no single right answer and are dropped, never guessed. Names that occur
 in a file the parser did not see (unseen.tsv) might be declared there, so they are dropped
 too. The sample is drawn from candidates sorted by name, so it does not depend on the order
-of the rows it came from: a fixed seed over an unordered list is not deterministic (§8).
+of the rows it came from: a fixed seed over an unordered list is not deterministic
+(docs/method.md §8).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Timing runs: a seeded subsample of a track's queries, timed within a budget.
 
-Quality runs and timing runs are separate (§8): timing uses the plain tool invocation, one
-search at a time, and a tool's peak memory is the maximum over all its timed queries, never
-the first one's.
+Quality runs and timing runs are separate (docs/method.md §8): timing uses the plain tool
+invocation, one search at a time, and a tool's peak memory is the maximum over all its timed
+queries, never the first one's.
 
 The budget (per tool and corpus, in the style of hyperfine): every sampled query gets one
 measured run whatever it costs; warm-ups and further measured runs happen only while the

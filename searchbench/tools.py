@@ -1,8 +1,8 @@
 """Search tools as data: load config/tools.yaml, resolve each binary once, expand argv templates.
 
-§8 trap 1 ("grep was not grep"): every binary is resolved once to an absolute path, its version
-line and sha256 are recorded in results/tools.json, and every search runs that exact file with
-an argv list (never a shell string).
+docs/method.md §8 trap 1 ("grep may not be grep"): every binary is resolved once to an absolute
+path, its version line and sha256 are recorded in results/tools.json, and every search runs that
+exact file with an argv list (never a shell string).
 """
 
 import hashlib

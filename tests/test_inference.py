@@ -189,7 +189,7 @@ def test_large_shift_with_30_queries_is_detected_better_and_worse_reversed():
 
 def test_bootstrap_and_randomization_disagree_on_a_small_skewed_sample():
     # six wins and one loss among ten queries: the bootstrap interval excludes zero, the
-    # exact sign-flip test does not reach 0.05 (seed §5: the bootstrap is optimistic)
+    # exact sign-flip test does not reach 0.05 (docs/method.md §6: the bootstrap is optimistic)
     diffs = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, -1.0, 0.0, 0.0, 0.0]
     c = paired_comparison(diffs, [0.0] * 10, seed=SEED, name=("t",), resamples=10_000)
     assert c["ci_low"] > 0

@@ -1,4 +1,5 @@
-"""Peak memory is the tool's own, not a copy of the (large) process that started it (§8)."""
+"""Peak memory is the tool's own, not a copy of the (large) process that started it
+(docs/method.md §8)."""
 
 import os
 import shutil

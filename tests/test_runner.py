@@ -1,4 +1,5 @@
-"""The runner and the parsers, on fake tools that misbehave in the ways §8 describes."""
+"""The runner and the parsers, on fake tools that misbehave in the ways docs/method.md §8
+describes."""
 
 import json
 import os

@@ -1,4 +1,4 @@
-"""hay: a literal code search that ranks a symbol's declaration first (seed §6, §7).
+"""hay: a literal code search that ranks a symbol's declaration first (docs/method.md §7).
 
 Candidate lines come from ripgrep's JSON output; searchbench.hay.signals scores them,
 searchbench.hay.rank orders and prints them, searchbench.hay.cli is the `hay` command.

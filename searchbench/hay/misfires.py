@@ -1,4 +1,4 @@
-"""Count where the raw C-family shape fires on lines that declare nothing (seed §7).
+"""Count where the raw C-family shape fires on lines that declare nothing (docs/method.md §7).
 
 The exclusion list hay uses must come from counting, not guessing: run the bare shape
 (`signals.cshape_raw`, no exclusions) over a corpus for every name its symbol table

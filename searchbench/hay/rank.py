@@ -1,6 +1,6 @@
 """Read ripgrep's JSON stream, score every matching line, rank files by their best line.
 
-hay ranks, it does not filter (seed §6): every line ripgrep reports is printed, grouped by
+hay ranks, it does not filter (docs/method.md §7): every line ripgrep reports is printed, grouped by
 file, files in descending order of their best line score, ties by path bytes; lines within
 a file in line order.
 

@@ -1,4 +1,4 @@
-"""The signals hay scores a matching line with (seed §6, §7).
+"""The signals hay scores a matching line with (docs/method.md §7).
 
 Everything works on bytes: ripgrep reports byte offsets and lines or paths that are not
 valid UTF-8, and a byte regex is as fast as a str one. Each signal is a small pure function
@@ -197,7 +197,7 @@ PATH_PENALTY = {
 
 # --- the line score ------------------------------------------------------------------------
 class Switches:
-    """Which signals are on (each can be switched off to measure it, seed §7)."""
+    """Which signals are on (each can be switched off to measure it, docs/method.md §7)."""
 
     __slots__ = ("keyword", "cshape", "path")
 
