@@ -1,0 +1,62 @@
+"""docs/artifacts.md documents exactly the files the rules write (read from the workflow)."""
+
+import re
+from pathlib import Path
+
+import pytest
+from snakemake.api import SnakemakeApi
+from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
+
+REPO = Path(__file__).resolve().parent.parent
+DOCUMENTED = re.compile(r"`((?:results|resources)/[^`]*)`")
+# `{corpus,a|b}` -> `{corpus}`: outputs carry the wildcard constraints
+CONSTRAINT = re.compile(r"\{(\w+),[^{}]*\}")
+# A catch-all that writes nothing (it stops the run with a sentence for an unknown target).
+NOT_ARTIFACTS = {"unknown_target"}
+
+
+@pytest.fixture(scope="module")
+def rule_outputs(tmp_path_factory) -> dict[str, str]:
+    """Every output pattern of every rule, as Snakemake parsed it, with the rule's name."""
+    with SnakemakeApi(OutputSettings(quiet=True)) as api:
+        workflow = api.workflow(
+            resource_settings=ResourceSettings(cores=1),
+            config_settings=ConfigSettings(configfiles=[REPO / "config" / "config.yaml"]),
+            snakefile=REPO / "Snakefile",
+            workdir=tmp_path_factory.mktemp("wd"),
+        )
+        return {
+            CONSTRAINT.sub(r"{\1}", str(out)).rstrip("/"): rule.name
+            for rule in workflow._workflow.rules
+            if rule.name not in NOT_ARTIFACTS
+            for out in rule.output
+        }
+
+
+def documented_rows() -> dict[str, str]:
+    """path -> rule, from the table's rows."""
+    rows = {}
+    for line in (REPO / "docs" / "artifacts.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and (match := DOCUMENTED.fullmatch(cells[0])):
+            rows[match.group(1).rstrip("/")] = cells[1].split()[0]
+    return rows
+
+
+def test_every_rule_output_is_documented_with_its_rule(rule_outputs):
+    rows = documented_rows()
+    missing = sorted(set(rule_outputs) - set(rows))
+    assert not missing, f"rule outputs not in docs/artifacts.md: {missing}"
+    wrong = {p: (rows[p], r) for p, r in rule_outputs.items() if rows[p] != r}
+    assert not wrong, f"documented rule differs (documented, actual): {wrong}"
+
+
+def test_every_documented_path_is_a_rule_output(rule_outputs):
+    stale = sorted(set(documented_rows()) - set(rule_outputs))
+    assert not stale, f"docs/artifacts.md documents paths no rule writes: {stale}"
+
+
+def test_the_check_sees_the_workflow(rule_outputs):
+    """The check cannot pass vacuously: it reads the real rules and the real table."""
+    assert rule_outputs["results/{corpus}/{track}/scores.tsv"] == "score"
+    assert len(rule_outputs) >= 30 and len(documented_rows()) >= 30
