@@ -36,6 +36,7 @@ rule inference:
         seed=config["seed"],
         alpha=config["alpha"],
         resamples=config["resamples"],
+        min_queries=config["min_queries"],
         # Every pair of tools too, for the report's pairwise table (a separate Holm family).
         all_pairs=True,
         code=code_hash("inference"),
@@ -60,6 +61,7 @@ rule power:
         alpha=config["alpha"],
         # The inference's resamples decide which comparisons can reach alpha (Holm's m).
         resamples=config["resamples"],
+        min_queries=config["min_queries"],
         code=code_hash("power"),
     script:
         "../scripts/power.py"

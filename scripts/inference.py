@@ -13,6 +13,7 @@ def main(snakemake) -> None:
         seed=int(params.seed),
         alpha=float(params.alpha),
         resamples=int(params.resamples),
+        min_queries=int(params.min_queries),
         all_pairs=bool(getattr(params, "all_pairs", False)),
         context=context,
     )

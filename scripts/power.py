@@ -12,6 +12,7 @@ def main(snakemake) -> None:
         seed=int(params.seed),
         alpha=float(params.alpha),
         resamples=int(params.resamples),
+        min_queries=int(params.min_queries),
         context={key: str(value) for key, value in snakemake.wildcards.items()},
     )
     write_power(result, snakemake.output.json)

@@ -58,21 +58,17 @@ import pandas as pd
 
 from searchbench.atomic import write_text_atomic
 from searchbench.errors import BenchError
+from searchbench.measures import (  # noqa: F401 - VERDICTS re-exported for its readers
+    METRICS,
+    MIN_QUERIES,
+    PRIMARY_METRIC,
+    SUBSETS,
+    VERDICTS,
+    Verdict,
+)
 
-METRICS = ("rr", "success10", "ndcg10")
-PRIMARY_METRIC = "rr"
-SUBSETS = ("all", "discriminating")
-MIN_QUERIES = 10
 EXACT_MAX_N_EFF = 16
 CONFIDENCE = 0.95
-VERDICTS = (
-    "detected better",
-    "detected worse",
-    "tests disagree",
-    "not detected",
-    "not evidence",
-    "identical",
-)
 FAMILIES = ("vs-baseline", "all-pairs")
 TSV_COLUMNS = (
     "family",
@@ -204,16 +200,17 @@ def verdict(
     inference, so it holds whatever n is; with no query at all there is nothing to show.
     """
     if identical and n > 0:
-        return "identical"
+        return Verdict.IDENTICAL.value
     if n < min_queries or p_minimum >= alpha or ci_low is None or p_holm is None:
-        return "not evidence"
+        return Verdict.NOT_EVIDENCE.value
     interval_excludes = ci_low > 0.0 or ci_high < 0.0
     significant = p_holm < alpha
     if interval_excludes and significant:
-        return "detected better" if ci_low > 0.0 else "detected worse"
+        better = ci_low > 0.0
+        return (Verdict.DETECTED_BETTER if better else Verdict.DETECTED_WORSE).value
     if interval_excludes or significant:
-        return "tests disagree"
-    return "not detected"
+        return Verdict.TESTS_DISAGREE.value
+    return Verdict.NOT_DETECTED.value
 
 
 def describe(name: Sequence[str]) -> str:
@@ -305,7 +302,9 @@ def holm_exclusion(comparison: Mapping, alpha: float) -> str | None:
     return None
 
 
-def adjust_family(comparisons: Sequence[dict], alpha: float) -> None:
+def adjust_family(
+    comparisons: Sequence[dict], alpha: float, min_queries: int = MIN_QUERIES
+) -> None:
     """Holm within each (metric, subset) over the comparisons that can reach alpha, then each
     comparison's verdict. Sets holm_excluded, holm_m, p_holm and verdict in place."""
     for c in comparisons:
@@ -331,6 +330,7 @@ def adjust_family(comparisons: Sequence[dict], alpha: float) -> None:
             c["p_holm"],
             c["p_min"],
             alpha,
+            min_queries,
             identical=c["identical"],
         )
 
@@ -343,6 +343,7 @@ def _family(
     seed: int,
     alpha: float,
     resamples: int,
+    min_queries: int = MIN_QUERIES,
 ) -> list[dict]:
     subsets = _subset_qids(scores)
     # Each tool's metric columns, per subset, as arrays in qid order: computed once per tool,
@@ -392,7 +393,7 @@ def _family(
                     identical=identical,
                 )
                 comparisons.append(result)
-    adjust_family(comparisons, alpha)
+    adjust_family(comparisons, alpha, min_queries)
     return comparisons
 
 
@@ -452,6 +453,7 @@ def run_inference(
     resamples: int = 10_000,
     all_pairs: bool = False,
     context: Mapping[str, str] | None = None,
+    min_queries: int = MIN_QUERIES,
 ) -> dict:
     """The content of inference.json for one corpus and track's scores.
 
@@ -470,7 +472,7 @@ def run_inference(
             f"baseline tool {baseline!r} has no scores (tools: {tools}); "
             "set 'baseline' in config/config.yaml to a scored tool"
         )
-    options = {"seed": seed, "alpha": alpha, "resamples": resamples}
+    options = {"seed": seed, "alpha": alpha, "resamples": resamples, "min_queries": min_queries}
     versus = [(tool, baseline) for tool in tools if tool != baseline]
     comparisons = _family(scores, versus, "vs-baseline", **options)
     result = {
@@ -496,7 +498,7 @@ def run_inference(
             "exact_max_n_eff": EXACT_MAX_N_EFF,
             "identical_tools": sorted({c["tool"] for c in comparisons if c["identical"]}),
             "metrics": list(METRICS),
-            "min_queries": MIN_QUERIES,
+            "min_queries": min_queries,
             "primary_metric": PRIMARY_METRIC,
             "queries": int(scores["qid"].nunique()),
             "randomization": (
@@ -517,7 +519,7 @@ def run_inference(
                 "detected only when the CI excludes 0 and p_holm < alpha; 'tests disagree' "
                 "when exactly one holds (not detected); 'identical' when the tool scores the "
                 "same as the baseline on every query and metric; 'not evidence' when n < "
-                f"{MIN_QUERIES} or too few queries differ for any result to reach alpha "
+                f"{min_queries} or too few queries differ for any result to reach alpha "
                 "(p_min >= alpha)"
             ),
         },

@@ -1,34 +1,35 @@
 """Per-query scores of a ranked list of files against the files that declare the symbol.
 
-Relevance is binary: a docid is right when its qrels relevance is > 0. The definitions are
-trec_eval's (and so ir_measures' RR, Success@10 and nDCG@10 on runs with strict ranks):
-
-- first rank: 1-based position of the first right file, 0 when no right file was returned;
-- reciprocal rank: 1 / first rank, 0 when absent;
-- success@k: 1 when a right file is within the first k, else 0;
-- nDCG@k: every right file in the first k earns 1 / log2(rank + 1); divided by the same sum
-  for the ideal list (all right files first, at most k of them).
+Relevance is binary: a docid is right when its qrels relevance is > 0. The measures and their
+definitions are declared once, in searchbench.measures; this module applies them to runs and
+reads and writes scores.tsv.
 """
 
 import json
 import math
 import os
 import tempfile
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from searchbench.errors import BenchError
+from searchbench.measures import (  # noqa: F401 - re-exported: the per-query functions
+    MEASURES,
+    METRICS,
+    first_rank,
+    ndcg_at,
+    reciprocal_rank,
+    success_at,
+)
 
 SCORE_COLUMNS = (
     "qid",
     "tool",
     "status",
     "rank",
-    "rr",
-    "success10",
-    "ndcg10",
+    *METRICS,
     "returned",
     "lines_before",
     "bytes_before",
@@ -36,44 +37,11 @@ SCORE_COLUMNS = (
     "files_containing",
     "trivial",
 )
-FLOAT_COLUMNS = ("rr", "success10", "ndcg10")
+FLOAT_COLUMNS = METRICS
 INT_COLUMNS = ("rank", "returned", "line_rank", "files_containing")
 NULLABLE_INT_COLUMNS = ("lines_before", "bytes_before")
 FAILED_STATUSES = frozenset({"error", "timeout"})
 STATUSES = frozenset({"ok", "no-match"}) | FAILED_STATUSES
-
-
-def first_rank(ranked_docids: Sequence[str], relevant: Collection[str]) -> int:
-    """1-based rank of the first right docid, 0 when none was returned."""
-    for rank, docid in enumerate(ranked_docids, start=1):
-        if docid in relevant:
-            return rank
-    return 0
-
-
-def reciprocal_rank(ranked_docids: Sequence[str], relevant: Collection[str]) -> float:
-    """1 / rank of the first right docid, 0.0 when none was returned."""
-    rank = first_rank(ranked_docids, relevant)
-    return 1.0 / rank if rank else 0.0
-
-
-def success_at(ranked_docids: Sequence[str], relevant: Collection[str], k: int = 10) -> float:
-    """1.0 when a right docid is among the first k, else 0.0."""
-    rank = first_rank(ranked_docids[:k], relevant)
-    return 1.0 if rank else 0.0
-
-
-def ndcg_at(ranked_docids: Sequence[str], relevant: Collection[str], k: int = 10) -> float:
-    """Binary-relevance nDCG@k with a log2(rank + 1) discount (trec_eval's ndcg_cut)."""
-    ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(k, len(relevant)) + 1))
-    if ideal == 0.0:
-        return 0.0
-    gain = sum(
-        1.0 / math.log2(rank + 1)
-        for rank, docid in enumerate(ranked_docids[:k], start=1)
-        if docid in relevant
-    )
-    return gain / ideal
 
 
 def files_containing(run: Mapping[str, Sequence[str]]) -> dict[str, int]:
@@ -115,6 +83,49 @@ def _optional_int(record: Mapping, key: str, where: str) -> int | None:
     return value
 
 
+def _check_known(
+    qid: str,
+    where: str,
+    qrels: Mapping[str, Mapping[str, int]],
+    raw_records: Mapping[str, Mapping],
+    files_containing: Mapping[str, int],
+) -> None:
+    if qid not in qrels:
+        raise BenchError(f"{where}: no qrels for this query; regenerate qrels.txt")
+    if qid not in raw_records:
+        raise BenchError(f"{where}: no raw record; rerun the search for this tool")
+    if qid not in files_containing:
+        raise BenchError(f"{where}: files_containing is not known for this query")
+
+
+def _query_scores(
+    record: Mapping, ranked: Sequence[str], relevant: frozenset[str], where: str
+) -> dict[str, object]:
+    """status, rank, every measure and the cost columns of one query. An error or a timeout
+    scores 0 whatever it printed; the cost columns are null when the answer was not printed."""
+    status = record.get("status")
+    if status not in STATUSES:
+        raise BenchError(f"{where}: status {status!r} is not one of {sorted(STATUSES)}")
+    lines_before = _optional_int(record, "lines_before_answer", where)
+    bytes_before = _optional_int(record, "bytes_before_answer", where)
+    line_rank = _optional_int(record, "decl_line_rank", where) or 0
+    rank = 0 if status in FAILED_STATUSES else first_rank(ranked, relevant)
+    scores = {
+        m.name: 0.0 if status in FAILED_STATUSES else m.score(ranked, relevant) for m in MEASURES
+    }
+    if rank == 0:
+        lines_before = bytes_before = None
+        line_rank = 0
+    return {
+        "status": status,
+        "rank": rank,
+        **scores,
+        "lines_before": lines_before,
+        "bytes_before": bytes_before,
+        "line_rank": line_rank,
+    }
+
+
 def score_queries(
     queries: Sequence[str],
     qrels: Mapping[str, Mapping[str, int]],
@@ -139,49 +150,16 @@ def score_queries(
     rows = []
     for qid in sorted(query_set):
         where = f"tool {tool!r}, qid {qid!r}"
-        if qid not in qrels:
-            raise BenchError(f"{where}: no qrels for this query; regenerate qrels.txt")
-        if qid not in raw_records:
-            raise BenchError(f"{where}: no raw record; rerun the search for this tool")
-        if qid not in files_containing:
-            raise BenchError(f"{where}: files_containing is not known for this query")
-        record = raw_records[qid]
-        status = record.get("status")
-        if status not in STATUSES:
-            raise BenchError(f"{where}: status {status!r} is not one of {sorted(STATUSES)}")
+        _check_known(qid, where, qrels, raw_records, files_containing)
         ranked = list(run.get(qid, ()))
-        relevant = relevant_docids(qrels, qid)
-        lines_before = _optional_int(record, "lines_before_answer", where)
-        bytes_before = _optional_int(record, "bytes_before_answer", where)
-        line_rank = _optional_int(record, "decl_line_rank", where) or 0
-        if status in FAILED_STATUSES:
-            rank, rr, success, ndcg = 0, 0.0, 0.0, 0.0
-            lines_before = bytes_before = None
-            line_rank = 0
-        else:
-            rank = first_rank(ranked, relevant)
-            rr = reciprocal_rank(ranked, relevant)
-            success = success_at(ranked, relevant, 10)
-            ndcg = ndcg_at(ranked, relevant, 10)
-            if rank == 0:
-                lines_before = bytes_before = None
-                line_rank = 0
-        count = int(files_containing[qid])
         rows.append(
             {
                 "qid": qid,
                 "tool": tool,
-                "status": status,
-                "rank": rank,
-                "rr": rr,
-                "success10": success,
-                "ndcg10": ndcg,
+                **_query_scores(raw_records[qid], ranked, relevant_docids(qrels, qid), where),
                 "returned": len(ranked),
-                "lines_before": lines_before,
-                "bytes_before": bytes_before,
-                "line_rank": line_rank,
-                "files_containing": count,
-                "trivial": count <= 1,
+                "files_containing": int(files_containing[qid]),
+                "trivial": int(files_containing[qid]) <= 1,
             }
         )
     frame = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))

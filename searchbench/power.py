@@ -60,12 +60,11 @@ from searchbench.errors import BenchError
 from searchbench.inference import (
     CONFIDENCE,
     EXACT_MAX_N_EFF,
-    MIN_QUERIES,
-    PRIMARY_METRIC,
     all_sign_patterns,
     comparison_rng,
     min_p,
 )
+from searchbench.measures import MIN_QUERIES, PRIMARY_METRIC
 
 POWER_TARGET = 0.8
 SIMULATIONS = 1000
@@ -268,11 +267,12 @@ def simulate_thresholds(
     seed: int,
     settings: Settings = Settings(),
     n: int | None = None,
+    min_queries: int = MIN_QUERIES,
 ) -> np.ndarray:
     """Per simulated sample, the smallest sign probability q at which it is detected better
     (inf when not even q = 1 is). n defaults to the pool's."""
     n = pool.n if n is None else n
-    if n < MIN_QUERIES or not pool.magnitudes.size:
+    if n < min_queries or not pool.magnitudes.size:
         return np.full(settings.simulations, np.inf)
     name = ("power", PRIMARY_METRIC, SUBSET)
     samples = draw_samples(
@@ -317,17 +317,21 @@ def run_power(
     resamples: int = 10_000,
     settings: Settings = Settings(),
     context: Mapping[str, str] | None = None,
+    min_queries: int = MIN_QUERIES,
 ) -> dict:
     """The content of power.json for one corpus and track's scores."""
     if not 0.0 < alpha < 1.0:
         raise BenchError(f"alpha = {alpha} must lie strictly between 0 and 1")
     pool = difference_pool(scores, baseline)
     m = family_m(pool, alpha, resamples)
-    thresholds = to_delta(simulate_thresholds(pool, alpha / m, seed=seed, settings=settings), pool)
+    thresholds = to_delta(
+        simulate_thresholds(pool, alpha / m, seed=seed, settings=settings, min_queries=min_queries),
+        pool,
+    )
     mde = minimum_detectable(thresholds)
     curve = [pool.max_delta * i / CURVE_POINTS for i in range(CURVE_POINTS + 1)]
-    if pool.n < MIN_QUERIES:
-        note = f"fewer than {MIN_QUERIES} queries: no verdict is a claim, nothing is detectable"
+    if pool.n < min_queries:
+        note = f"fewer than {min_queries} queries: no verdict is a claim, nothing is detectable"
     elif not pool.pooled:
         note = "no tool's output differs from the baseline's: no difference to simulate from"
     elif mde is None:

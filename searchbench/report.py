@@ -31,20 +31,14 @@ from typing import Any
 
 from searchbench.atomic import write_bytes_atomic
 from searchbench.errors import BenchError
-from searchbench.inference import SUBSETS, VERDICTS  # one vocabulary: the verdicts it writes
+from searchbench.measures import DETECTED, METRIC_LABELS, MIN_QUERIES, SUBSETS, VERDICTS
 
-METRICS: tuple[tuple[str, str], ...] = (
-    ("rr", "MRR"),
-    ("success10", "success@10"),
-    ("ndcg10", "nDCG@10"),
-)
+METRICS: tuple[tuple[str, str], ...] = METRIC_LABELS
 METRIC_LABEL = dict(METRICS)
 VERDICT_COLOURS = ("#1b7837", "#b2182b", "#e08214", "#666666", "#bbbbbb", "#6baed6")
-DETECTED = frozenset({"detected better", "detected worse"})
 RANK_BUCKETS = ("1", "2-3", "4-10", ">10", "absent")
 BUCKET_COLOURS = ("#1b7837", "#7fbc41", "#fdb863", "#e66101", "#bbbbbb")
 CHART_KINDS = ("forest", "ranks", "quality_time", "funnel")
-MIN_QUERIES_DEFAULT = 10
 TRUE_WORDS = frozenset({"1", "true", "yes", "True", "TRUE"})
 
 
@@ -303,15 +297,6 @@ TIMING_OFF = (
 )
 
 
-def effective_verdict(comp: dict[str, Any], min_queries: int) -> str:
-    """The producer's verdict, except that under `min_queries` queries it is never a claim
-    (identical is a fact, not a claim: it stays)."""
-    verdict = " ".join(str(comp.get("verdict", "not detected")).replace("_", " ").split())
-    if verdict != "identical" and int(as_float(comp.get("n", 0)) or 0) < min_queries:
-        return "not evidence"
-    return verdict
-
-
 def find_sha256(doc: Any, where: str = "") -> list[tuple[str, str]]:
     """Every (location, sha256) pair in a JSON document, in document order."""
     found: list[tuple[str, str]] = []
@@ -405,7 +390,6 @@ def build_section(
     meta: dict[str, Any],
     comps: list[dict[str, Any]],
     baseline: str,
-    min_queries: int,
 ) -> Section:
     baseline = str(meta.get("baseline") or baseline)
     qids = sorted({r["qid"] for r in rows})
@@ -433,7 +417,6 @@ def build_section(
             continue
         key = (str(comp["tool"]), str(comp["metric"]), str(comp["subset"]))
         comp = dict(comp)
-        comp["verdict_shown"] = effective_verdict(comp, min_queries)
         section.comparisons[key] = comp
         mine = section.means.get(key[2], {}).get(key[0], {}).get(key[1])
         theirs = as_float(comp.get("mean_tool"))
@@ -441,11 +424,6 @@ def build_section(
             section.warnings.append(
                 f"{key[0]} {key[1]} ({key[2]}): inference.json mean {theirs:.6f} differs from "
                 f"scores.tsv mean {mine:.6f}; rerun the inference rule"
-            )
-        if comp["verdict_shown"] != comp.get("verdict"):
-            section.warnings.append(
-                f"{key[0]} {key[1]} ({key[2]}): verdict '{comp.get('verdict')}' shown as "
-                f"'not evidence' (n={comp.get('n')} < {min_queries})"
             )
     return section
 
@@ -470,7 +448,7 @@ def build_model(
 ) -> Model:
     """Read every input and compute what the report shows."""
     baseline = str(config.get("baseline", "rg"))
-    min_queries = int(config.get("min_queries", MIN_QUERIES_DEFAULT))
+    min_queries = int(config.get("min_queries", MIN_QUERIES))  # for notes; verdicts are read
     inf_by_key = {corpus_track_of(p): load_inference(p) for p in inference}
     sections = []
     alpha = float(config.get("alpha", 0.05))
@@ -478,7 +456,7 @@ def build_model(
         c, t = corpus_track_of(path)
         meta, comps = inf_by_key.get((c, t), ({}, []))
         alpha = float(meta.get("alpha", alpha))
-        sec = build_section(c, t, read_tsv(path), meta, comps, baseline, min_queries)
+        sec = build_section(c, t, read_tsv(path), meta, comps, baseline)
         if (c, t) not in inf_by_key:
             sec.warnings.append(f"no inference.json for {c}/{t}: differences are not shown")
         sections.append(sec)
@@ -583,7 +561,7 @@ def _vl_version() -> str:
     return vl_version_for_vl_convert()
 
 
-def forest_chart(sec: Section, min_queries: int = MIN_QUERIES_DEFAULT) -> Any:
+def forest_chart(sec: Section, min_queries: int = MIN_QUERIES) -> Any:
     import altair as alt
 
     rows = []
@@ -598,7 +576,7 @@ def forest_chart(sec: Section, min_queries: int = MIN_QUERIES_DEFAULT) -> Any:
                 "ci_high": as_float(comp.get("ci_high")),
                 "p_randomization": as_float(comp.get("p_randomization")),
                 "p_holm": as_float(comp.get("p_holm")),
-                "verdict": comp["verdict_shown"],
+                "verdict": comp["verdict"],
             }
         )
     others = [t for t in sec.tools if t != sec.baseline]
@@ -828,7 +806,7 @@ def table_rows(sec: Section, subset: str) -> list[dict[str, Any]]:
                     p_randomization=comp.get("p_randomization"),
                     p_holm=comp.get("p_holm"),
                     n_eff=comp.get("n_eff"),
-                    verdict=comp["verdict_shown"],
+                    verdict=comp["verdict"],
                 )
             out.append(row)
     return out
@@ -1010,7 +988,7 @@ def track_cells(model: Model, corpus: str, track: str) -> list[str]:
     if comp is None:
         return [str(len(sec.qids)), fmt_num(share, 2), f"no {OVERVIEW_TOOL}", ""]
     diff = f"{fmt_signed(comp.get('diff'))} {fmt_ci(comp.get('ci_low'), comp.get('ci_high'))}"
-    return [str(len(sec.qids)), fmt_num(share, 2), diff, str(comp["verdict_shown"])]
+    return [str(len(sec.qids)), fmt_num(share, 2), diff, str(comp["verdict"])]
 
 
 def overview_rows(model: Model) -> list[list[str]]:
@@ -1472,7 +1450,7 @@ def section_html(
     out.append(f'<p class="note">{esc(LEGEND_NOTE)}</p>')
     out += power_html(model.power.get((sec.corpus, sec.track)), sec)
     pairs = model.pairs.get((sec.corpus, sec.track), [])
-    out += pairs_html(pairs, model.min_queries, sec.baseline, meta)
+    out += pairs_html(pairs, sec.baseline, meta)
     for kind in ("forest", "ranks"):
         if kind in sec_specs:
             out.append(f"<h3>{CHART_TITLES[kind]}</h3>")
@@ -1558,7 +1536,7 @@ def power_reading(comp: dict[str, Any] | None, mde: float | None) -> str:
     """Whether a tool's observed MRR difference was detected, or could not have been."""
     if comp is None:
         return "no comparison"
-    verdict = comp["verdict_shown"]
+    verdict = comp["verdict"]
     if verdict in DETECTED or verdict == "identical":
         return verdict
     if mde is None:
@@ -1614,7 +1592,7 @@ def power_markdown(power: dict[str, Any] | None) -> list[str]:
 
 
 def pairs_html(
-    pairs: list[dict[str, Any]], min_queries: int, baseline: str = "", meta: dict | None = None
+    pairs: list[dict[str, Any]], baseline: str = "", meta: dict | None = None
 ) -> list[str]:
     """Every pair of tools on the primary metric over all queries: row minus column. A pair
     with the baseline is its vs-baseline comparison (one test, one verdict), marked ‡."""
@@ -1636,7 +1614,7 @@ def pairs_html(
             if comp is None:
                 line.append("<td></td>")
                 continue
-            verdict = effective_verdict(comp, min_queries)
+            verdict = str(comp.get("verdict", ""))
             text = fmt_signed(sign * as_float(comp.get("diff")))
             if verdict in DETECTED:
                 text = f"<strong>{text}</strong>"

@@ -383,7 +383,9 @@ def test_inference_script_writes_identical_files_twice(tmp_path):
     for run in ("a", "b"):
         snakemake = SimpleNamespace(
             input=SimpleNamespace(scores=str(tmp_path / "scores.tsv")),
-            params=SimpleNamespace(baseline="rg", seed=SEED, alpha=0.05, resamples=2000),
+            params=SimpleNamespace(
+                baseline="rg", seed=SEED, alpha=0.05, resamples=2000, min_queries=10
+            ),
             output=SimpleNamespace(
                 json=str(tmp_path / run / "inference.json"),
                 tsv=str(tmp_path / run / "inference.tsv"),
@@ -402,3 +404,15 @@ def test_inference_script_writes_identical_files_twice(tmp_path):
     assert outputs[0] == outputs[1]
     meta = json.loads(outputs[0][0])["metadata"]
     assert (meta["corpus"], meta["track"], meta["resamples"]) == ("c", "code", 2000)
+
+
+def test_the_minimum_query_rule_is_read_from_config_not_fixed():
+    """Issue 14 item 1: one constant, overridable by config `min_queries`, decides "not
+    evidence"; the report takes the verdict as written and never re-applies the rule."""
+    scores = make_scores({"rg": [5] * 12, "hay": [1] * 12})
+    default = run_inference(scores, baseline="rg", seed=SEED, resamples=2000)
+    stricter = run_inference(scores, baseline="rg", seed=SEED, resamples=2000, min_queries=13)
+    rr = [c for c in default["comparisons"] if c["metric"] == "rr" and c["subset"] == "all"]
+    assert [c["verdict"] for c in rr] == ["detected better"]
+    assert {c["verdict"] for c in stricter["comparisons"]} == {"not evidence"}
+    assert stricter["metadata"]["min_queries"] == 13 and default["metadata"]["min_queries"] == 10

@@ -11,6 +11,7 @@ import pytest
 from ir_measures import RR, Success, nDCG
 
 from searchbench.errors import BenchError
+from searchbench.measures import MEASURES
 from searchbench.metrics import (
     SCORE_COLUMNS,
     files_containing,
@@ -102,32 +103,36 @@ def test_files_containing_counts_distinct_files():
 # --- equality with ir_measures --------------------------------------------------------------
 
 
+# Every measure's oracle: a measure added to searchbench.measures without one fails below.
+ORACLES = {"rr": RR, "success10": Success @ 10, "ndcg10": nDCG @ 10}
+
+
+def test_every_measure_has_an_oracle():
+    assert set(ORACLES) == {m.name for m in MEASURES}
+
+
 def test_metrics_equal_ir_measures_on_fixture_runs():
     qrels = read_qrels(FIXTURES / "qrels.txt")
     # ir_measures reads our files directly: the format is standard TREC.
     ir_qrels = list(ir_measures.read_trec_qrels(str(FIXTURES / "qrels.txt")))
-    measures = [RR, Success @ 10, nDCG @ 10]
     compared = 0
     for tool in TOOLS:
         run = read_run(FIXTURES / "runs" / f"{tool}.run")
         ir_run = list(ir_measures.read_trec_run(str(FIXTURES / "runs" / f"{tool}.run")))
         theirs = {
             (m.query_id, str(m.measure)): m.value
-            for m in ir_measures.iter_calc(measures, ir_qrels, ir_run)
+            for m in ir_measures.iter_calc(list(ORACLES.values()), ir_qrels, ir_run)
         }
         for qid in _qids():
             ranked = run.get(qid, [])
             relevant = {d for d, rel in qrels[qid].items() if rel > 0}
-            ours = {
-                "RR": reciprocal_rank(ranked, relevant),
-                "Success@10": success_at(ranked, relevant, 10),
-                "nDCG@10": ndcg_at(ranked, relevant, 10),
-            }
-            for name, value in ours.items():
+            for measure in MEASURES:
+                value = measure.score(ranked, relevant)
                 # queries absent from a run are reported by ir_measures as 0, like ours
-                assert abs(theirs[(qid, name)] - value) < 1e-9, (tool, qid, name)
+                oracle = str(ORACLES[measure.name])
+                assert abs(theirs[(qid, oracle)] - value) < 1e-9, (tool, qid, measure.name)
                 compared += 1
-    assert compared == len(TOOLS) * 6 * 3
+    assert compared == len(TOOLS) * 6 * len(MEASURES)
     assert "fx-code-0001" not in read_run(FIXTURES / "runs" / "gg.run")
 
 

@@ -268,7 +268,9 @@ def test_power_script_writes_identical_files_twice(tmp_path):
     for run in ("a", "b"):
         snakemake = SimpleNamespace(
             input=SimpleNamespace(scores=str(tmp_path / "scores.tsv")),
-            params=SimpleNamespace(baseline="rg", seed=SEED, alpha=0.05, resamples=10_000),
+            params=SimpleNamespace(
+                baseline="rg", seed=SEED, alpha=0.05, resamples=10_000, min_queries=10
+            ),
             output=SimpleNamespace(json=str(tmp_path / run / "power.json")),
             wildcards={"corpus": "c", "track": "code"},
         )
@@ -371,14 +373,14 @@ def test_report_shows_the_mde_identical_and_what_left_holm(tmp_path):
 def test_report_says_when_nothing_could_have_been_detected():
     from searchbench.report import Section, power_html, power_reading
 
-    assert power_reading({"verdict_shown": "not detected", "diff": 0.02}, 0.05).endswith(
+    assert power_reading({"verdict": "not detected", "diff": 0.02}, 0.05).endswith(
         "could not reliably have been detected"
     )
-    assert power_reading({"verdict_shown": "not detected", "diff": 0.08}, 0.05).endswith(
+    assert power_reading({"verdict": "not detected", "diff": 0.08}, 0.05).endswith(
         "at or above the MDE"
     )
     assert "no feasible difference" in power_reading(
-        {"verdict_shown": "not evidence", "diff": 0.3}, None
+        {"verdict": "not evidence", "diff": 0.3}, None
     )
     base = [2] * 30
     scores = make_scores({"rg": base, "a": [1] + base[1:]})

@@ -18,7 +18,6 @@ from searchbench.errors import BenchError
 from searchbench.report import (
     build_model,
     build_report,
-    effective_verdict,
     load_inference,
     rank_bucket,
     timing_summary,
@@ -234,10 +233,27 @@ def test_rank_bucket_edges() -> None:
     ]  # fmt: skip
 
 
-def test_under_min_queries_is_never_a_claim() -> None:
-    assert effective_verdict({"verdict": "detected better", "n": 9}, 10) == "not evidence"
-    assert effective_verdict({"verdict": "detected better", "n": 10}, 10) == "detected better"
-    assert effective_verdict({"verdict": "tests_disagree", "n": 30}, 10) == "tests disagree"
+def test_the_report_shows_the_verdict_inference_wrote(tmp_path: Path) -> None:
+    """Issue 14 item 1: the report never re-applies the minimum-query rule; a verdict in
+    inference.json (here, one claimed on 6 queries) is shown as written."""
+    base = inputs()
+    doc = json.loads((FIX / "tiny" / "code" / "inference.json").read_text())
+    target = next(c for c in doc["comparisons"] if c["metric"] == "rr" and c["subset"] == "all")
+    target["verdict"] = "detected better"
+    path = tmp_path / "results" / "tiny" / "code" / "inference.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(doc))
+    inference = [p for p in base["inference"] if "/tiny/" not in p] + [str(path)]
+    model = build_model(
+        **{k: v for k, v in base.items() if k != "inference"},
+        inference=inference,
+        config=CONFIG,
+        config_hash=CONFIG_HASH,
+        command=COMMAND,
+    )
+    sec = next(s for s in model.sections if s.corpus == "tiny")
+    key = (target["tool"], "rr", "all")
+    assert sec.comparisons[key]["verdict"] == "detected better"
 
 
 def test_peak_memory_is_the_maximum_not_the_first_query() -> None:

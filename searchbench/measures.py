@@ -1,0 +1,95 @@
+"""The benchmark's vocabulary, declared once: measures, subsets, verdicts, the minimum-query rule.
+
+Scoring (metrics), inference, power and the report all take their names from here, so adding a
+measure is one function, one `Measure` line and its oracle test (tests/test_metrics.py checks
+every measure against ir_measures). The definitions are trec_eval's (docs/method.md §5):
+
+- first rank: 1-based position of the first right file, 0 when no right file was returned;
+- reciprocal rank: 1 / first rank, 0 when absent;
+- success@k: 1 when a right file is within the first k, else 0;
+- nDCG@k: every right file in the first k earns 1 / log2(rank + 1); divided by the same sum
+  for the ideal list (all right files first, at most k of them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import partial
+
+
+def first_rank(ranked_docids: Sequence[str], relevant: Collection[str]) -> int:
+    """1-based rank of the first right docid, 0 when none was returned."""
+    for rank, docid in enumerate(ranked_docids, start=1):
+        if docid in relevant:
+            return rank
+    return 0
+
+
+def reciprocal_rank(ranked_docids: Sequence[str], relevant: Collection[str]) -> float:
+    """1 / rank of the first right docid, 0.0 when none was returned."""
+    rank = first_rank(ranked_docids, relevant)
+    return 1.0 / rank if rank else 0.0
+
+
+def success_at(ranked_docids: Sequence[str], relevant: Collection[str], k: int = 10) -> float:
+    """1.0 when a right docid is among the first k, else 0.0."""
+    rank = first_rank(ranked_docids[:k], relevant)
+    return 1.0 if rank else 0.0
+
+
+def ndcg_at(ranked_docids: Sequence[str], relevant: Collection[str], k: int = 10) -> float:
+    """Binary-relevance nDCG@k with a log2(rank + 1) discount (trec_eval's ndcg_cut)."""
+    ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(k, len(relevant)) + 1))
+    if ideal == 0.0:
+        return 0.0
+    gain = sum(
+        1.0 / math.log2(rank + 1)
+        for rank, docid in enumerate(ranked_docids[:k], start=1)
+        if docid in relevant
+    )
+    return gain / ideal
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One per-query measure: its scores.tsv column, its label, its cut-off, its function."""
+
+    name: str
+    label: str
+    cutoff: int | None
+    score: Callable[[Sequence[str], Collection[str]], float]
+    primary: bool = False
+
+
+MEASURES: tuple[Measure, ...] = (
+    Measure("rr", "MRR", None, reciprocal_rank, primary=True),
+    Measure("success10", "success@10", 10, partial(success_at, k=10)),
+    Measure("ndcg10", "nDCG@10", 10, partial(ndcg_at, k=10)),
+)
+METRICS: tuple[str, ...] = tuple(m.name for m in MEASURES)
+METRIC_LABELS: tuple[tuple[str, str], ...] = tuple((m.name, m.label) for m in MEASURES)
+PRIMARY_METRIC: str = next(m.name for m in MEASURES if m.primary)
+
+# `discriminating`: the queries that are not trivial (the name is in more than one file).
+SUBSETS: tuple[str, ...] = ("all", "discriminating")
+
+
+class Verdict(StrEnum):
+    """What one comparison may conclude (docs/method.md §6); the values are what is written."""
+
+    DETECTED_BETTER = "detected better"
+    DETECTED_WORSE = "detected worse"
+    TESTS_DISAGREE = "tests disagree"
+    NOT_DETECTED = "not detected"
+    NOT_EVIDENCE = "not evidence"
+    IDENTICAL = "identical"
+
+
+VERDICTS: tuple[str, ...] = tuple(v.value for v in Verdict)
+DETECTED = frozenset({Verdict.DETECTED_BETTER.value, Verdict.DETECTED_WORSE.value})
+
+# Under this many queries no verdict is a claim (config `min_queries`; this is its default).
+MIN_QUERIES = 10
