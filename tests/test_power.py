@@ -379,9 +379,7 @@ def test_report_says_when_nothing_could_have_been_detected():
     assert power_reading({"verdict": "not detected", "diff": 0.08}, 0.05).endswith(
         "at or above the MDE"
     )
-    assert "no feasible difference" in power_reading(
-        {"verdict": "not evidence", "diff": 0.3}, None
-    )
+    assert "no feasible difference" in power_reading({"verdict": "not evidence", "diff": 0.3}, None)
     base = [2] * 30
     scores = make_scores({"rg": base, "a": [1] + base[1:]})
     power = run_power(scores, baseline="rg", seed=SEED, settings=FAST)
