@@ -1591,6 +1591,23 @@ def power_markdown(power: dict[str, Any] | None) -> list[str]:
     return [power_summary(power) + "\n"] if power else []
 
 
+def pair_cell(comp: dict[str, Any], sign: float) -> str:
+    """One all-pairs cell: the difference, styled by its verdict; ‡ marks a vs-baseline pair."""
+    verdict = str(comp.get("verdict", ""))
+    text = fmt_signed(sign * as_float(comp.get("diff")))
+    if verdict in DETECTED:
+        text = f"<strong>{text}</strong>"
+    elif verdict == "tests disagree":
+        text += "†"
+    elif verdict == "not evidence":
+        text = f'<span class="not-evidence">{text}</span>'
+    elif verdict == "identical":
+        text = '<span class="identical" title="identical">≡</span>'
+    if comp.get("family") == "vs-baseline":
+        text += "‡"
+    return f'<td class="num">{text}</td>'
+
+
 def pairs_html(
     pairs: list[dict[str, Any]], baseline: str = "", meta: dict | None = None
 ) -> list[str]:
@@ -1611,22 +1628,7 @@ def pairs_html(
             comp, sign = cells.get((row, col)), 1.0
             if comp is None and (col, row) in cells:
                 comp, sign = cells[(col, row)], -1.0
-            if comp is None:
-                line.append("<td></td>")
-                continue
-            verdict = str(comp.get("verdict", ""))
-            text = fmt_signed(sign * as_float(comp.get("diff")))
-            if verdict in DETECTED:
-                text = f"<strong>{text}</strong>"
-            elif verdict == "tests disagree":
-                text += "†"
-            elif verdict == "not evidence":
-                text = f'<span class="not-evidence">{text}</span>'
-            elif verdict == "identical":
-                text = '<span class="identical" title="identical">≡</span>'
-            if comp.get("family") == "vs-baseline":
-                text += "‡"
-            line.append(f'<td class="num">{text}</td>')
+            line.append("<td></td>" if comp is None else pair_cell(comp, sign))
         rows.append("<tr>" + "".join(line) + "</tr>")
     head = "<tr><th></th>" + "".join(f"<th>{esc(t)}</th>" for t in tools) + "</tr>"
     m = ((meta or {}).get("pairs_holm_m") or {}).get("rr", {}).get("all", "?")

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import psutil
 
@@ -236,6 +237,69 @@ class _Tally:
         self.nbytes += size
 
 
+@dataclass
+class _Streams:
+    """What reading a search's two pipes gathers besides the parsed matches."""
+
+    timed_out: bool = False
+    stderr_head: bytes = b""
+    digest: Any = field(default_factory=hashlib.sha256)
+    polled_hwm: int = 0
+
+
+def _read_until_done(
+    proc: subprocess.Popen,
+    pgid: int,
+    deadline: float,
+    parser: StreamParser,
+    tally: _Tally,
+    streams: _Streams,
+) -> None:
+    """Read stdout (parsed as it arrives, hashed) and the head of stderr until both close or
+    the deadline passes; then the group is killed and the timeout recorded as it happens,
+    never inferred from EOF. Polls the tree's peak memory meanwhile."""
+    own_cmdline = _cmdline("self")
+    poll_every = 0.0002
+    selector = selectors.DefaultSelector()
+    selector.register(proc.stdout, selectors.EVENT_READ, "out")
+    selector.register(proc.stderr, selectors.EVENT_READ, "err")
+    try:
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                _kill_group(pgid)
+                streams.timed_out = True
+                return
+            events = selector.select(min(remaining, poll_every))
+            poll_every = min(poll_every * 2, HWM_POLL_SECONDS)
+            streams.polled_hwm = max(streams.polled_hwm, _tree_hwm(proc.pid, own_cmdline))
+            for key, _ in events:
+                _read_chunk(key, selector, parser, tally, streams)
+        for match in parser.close():
+            tally.add(match, parser.last_size)
+    finally:
+        selector.close()
+
+
+def _read_chunk(
+    key: selectors.SelectorKey,
+    selector: selectors.BaseSelector,
+    parser: StreamParser,
+    tally: _Tally,
+    streams: _Streams,
+) -> None:
+    chunk = os.read(key.fd, READ_SIZE)
+    if not chunk:
+        selector.unregister(key.fileobj)
+    elif key.data == "err":
+        if len(streams.stderr_head) < STDERR_KEEP:
+            streams.stderr_head += chunk[: STDERR_KEEP - len(streams.stderr_head)]
+    else:
+        streams.digest.update(chunk)
+        for match in parser.feed(chunk):
+            tally.add(match, parser.last_size)
+
+
 def run_search(
     argv: list[str],
     cwd: str,
@@ -251,14 +315,7 @@ def run_search(
     parser = StreamParser(parse_format, known_paths)
     right = {strip_dot_slash(p) for p in right_paths} if right_paths else set()
     tally = _Tally(right, decl_line)
-    stderr_head = b""
-    timed_out = False
-
-    digest = hashlib.sha256()
     spawn_floor = _status_kib("self", "VmHWM")
-    own_cmdline = _cmdline("self")
-    polled_hwm = 0
-    poll_every = 0.0002
     start = time.monotonic()
     proc = subprocess.Popen(
         argv,
@@ -272,49 +329,24 @@ def run_search(
     )
     pgid = proc.pid  # a new session makes the child its group leader
     deadline = start + timeout
-    selector = selectors.DefaultSelector()
-    selector.register(proc.stdout, selectors.EVENT_READ, "out")
-    selector.register(proc.stderr, selectors.EVENT_READ, "err")
+    streams = _Streams()
     try:
-        while selector.get_map():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                _kill_group(pgid)
-                timed_out = True  # recorded when we cause it, not inferred from EOF
-                break
-            events = selector.select(min(remaining, poll_every))
-            poll_every = min(poll_every * 2, HWM_POLL_SECONDS)
-            polled_hwm = max(polled_hwm, _tree_hwm(proc.pid, own_cmdline))
-            for key, _ in events:
-                chunk = os.read(key.fd, READ_SIZE)
-                if not chunk:
-                    selector.unregister(key.fileobj)
-                    continue
-                if key.data == "out":
-                    digest.update(chunk)
-                if key.data == "err":
-                    if len(stderr_head) < STDERR_KEEP:
-                        stderr_head += chunk[: STDERR_KEEP - len(stderr_head)]
-                    continue
-                for match in parser.feed(chunk):
-                    tally.add(match, parser.last_size)
-        if not timed_out:
-            for match in parser.close():
-                tally.add(match, parser.last_size)
+        _read_until_done(proc, pgid, deadline, parser, tally, streams)
     except BaseException:
         _kill_group(pgid)
         raise
     finally:
-        selector.close()
         proc.stdout.close()
         proc.stderr.close()
-        if not timed_out and not _exited_by(proc.pid, deadline):
+        if not streams.timed_out and not _exited_by(proc.pid, deadline):
             _kill_group(pgid)  # closed its pipes but kept running past the deadline
-            timed_out = True
+            streams.timed_out = True
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         elapsed = time.monotonic() - start
         leftover = ensure_group_gone(pgid)
+    timed_out, stderr_head, digest = streams.timed_out, streams.stderr_head, streams.digest
+    polled_hwm = streams.polled_hwm
 
     if tally.first_right is None:
         tally.before_lines, tally.before_bytes = tally.lines, tally.nbytes

@@ -276,34 +276,7 @@ def scan_symbols(
     parsed = set((languages.get("parsed") or {}).keys())
     rule_texts = load_rules(Path(rules_dir), languages)
     astgrep = astgrep or find_astgrep()
-
-    unseen: list[UnseenRow] = []
-    by_printed: dict[str, tuple[str, str, int]] = {}  # ast-grep's path -> (path, language, size)
-    collided: set[str] = set()
-    for entry in files:
-        path, size, kind, language = _entry_fields(entry)
-        if language == UNPARSED and kind == "text":
-            unseen.append(UnseenRow(path, "unparsed-language", size))
-        if language not in parsed or kind == "symlink":
-            continue
-        problem = name_problem(path)
-        if kind == "binary":
-            unseen.append(UnseenRow(path, "binary", size))
-        elif problem:
-            unseen.append(UnseenRow(path, problem, size))
-        elif size > max_parse_bytes:
-            unseen.append(UnseenRow(path, "too-large", size))
-        elif has_long_line(root / path, max_line_bytes):
-            unseen.append(UnseenRow(path, "minified", size))
-        else:
-            printed = _lossy(os.fsencode(path))
-            if printed in by_printed:
-                collided.add(printed)
-            by_printed[printed] = (path, language, size)
-    for printed in sorted(collided):  # two raw names print alike: cannot tell their matches apart
-        path, _, size = by_printed.pop(printed)
-        unseen.append(UnseenRow(path, "astgrep-error", size))
-
+    unseen, by_printed = _triage(root, files, parsed, max_parse_bytes, max_line_bytes)
     symbols: list[SymbolRow] = []
     matched: set[str] = set()
     errored: set[str] = set()
@@ -315,8 +288,7 @@ def scan_symbols(
             for match in matches:
                 symbols.append(_symbol_row(match, by_printed))
                 matched.add(symbols[-1].path)
-            for line in errors:
-                errored.add(_errored_path(line, by_printed, root))
+            errored.update(_errored_path(line, by_printed, root) for line in errors)
     for printed in sorted(errored):
         path, _, size = by_printed[printed]
         unseen.append(UnseenRow(path, "astgrep-error", size))
@@ -324,6 +296,49 @@ def scan_symbols(
         if path not in matched and printed not in errored and not _is_utf8(root / path):
             unseen.append(UnseenRow(path, "not-utf8", size))
     return sort_symbols(symbols), sort_unseen(unseen)
+
+
+def _unseen_reason(root: Path, path: str, size: int, kind: str, limits: tuple[int, int]) -> str:
+    """Why a file of a parsed language is not given to ast-grep, or "" when it is."""
+    max_parse_bytes, max_line_bytes = limits
+    if kind == "binary":
+        return "binary"
+    problem = name_problem(path)
+    if problem:
+        return problem
+    if size > max_parse_bytes:
+        return "too-large"
+    if has_long_line(root / path, max_line_bytes):
+        return "minified"
+    return ""
+
+
+def _triage(
+    root: Path, files: Iterable, parsed: set[str], max_parse_bytes: int, max_line_bytes: int
+) -> tuple[list[UnseenRow], dict[str, tuple[str, str, int]]]:
+    """The unseen files so far, and the files for ast-grep by the name it will print for
+    each: ast-grep's path -> (path, language, size)."""
+    unseen: list[UnseenRow] = []
+    by_printed: dict[str, tuple[str, str, int]] = {}
+    collided: set[str] = set()
+    for entry in files:
+        path, size, kind, language = _entry_fields(entry)
+        if language == UNPARSED and kind == "text":
+            unseen.append(UnseenRow(path, "unparsed-language", size))
+        if language not in parsed or kind == "symlink":
+            continue
+        reason = _unseen_reason(root, path, size, kind, (max_parse_bytes, max_line_bytes))
+        if reason:
+            unseen.append(UnseenRow(path, reason, size))
+            continue
+        printed = _lossy(os.fsencode(path))
+        if printed in by_printed:
+            collided.add(printed)
+        by_printed[printed] = (path, language, size)
+    for printed in sorted(collided):  # two raw names print alike: cannot tell their matches apart
+        path, _, size = by_printed.pop(printed)
+        unseen.append(UnseenRow(path, "astgrep-error", size))
+    return unseen, by_printed
 
 
 def _symbol_row(match: dict, by_printed: dict[str, tuple[str, str, int]]) -> SymbolRow:

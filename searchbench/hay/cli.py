@@ -40,6 +40,21 @@ class UsageError(Exception):
 
 def parse_args(argv: list[str]) -> dict:
     """Hand-rolled (argparse costs startup time): options anywhere before `--`."""
+    opts, positional = _scan_options(argv)
+    if opts.get("help") or opts.get("version"):
+        return opts
+    if opts["files"]:
+        opts["paths"] = positional or ["."]
+        return opts
+    if not positional:
+        raise UsageError("missing SYMBOL")
+    opts["symbol"] = positional[0]
+    opts["paths"] = positional[1:] or ["."]
+    return opts
+
+
+def _scan_options(argv: list[str]) -> tuple[dict, list[str]]:
+    """The options and the positional arguments; stops at -h, --help or --version."""
     opts: dict = dict.fromkeys(FLAGS.values(), False)
     opts["rg"] = None
     positional: list[str] = []
@@ -50,33 +65,22 @@ def parse_args(argv: list[str]) -> dict:
         if arg == "--":
             positional.extend(argv[i:])
             break
-        if arg in ("-h", "--help"):
-            opts["help"] = True
-            return opts
-        if arg == "--version":
-            opts["version"] = True
-            return opts
+        if arg in ("-h", "--help", "--version"):
+            opts["help" if arg != "--version" else "version"] = True
+            return opts, positional
         if arg in FLAGS:
             opts[FLAGS[arg]] = True
-        elif arg == "--rg" or arg.startswith("--rg="):
-            if arg == "--rg":
-                if i >= len(argv):
-                    raise UsageError("--rg needs a PATH")
-                opts["rg"], i = argv[i], i + 1
-            else:
-                opts["rg"] = arg[len("--rg=") :]
+        elif arg == "--rg":
+            if i >= len(argv):
+                raise UsageError("--rg needs a PATH")
+            opts["rg"], i = argv[i], i + 1
+        elif arg.startswith("--rg="):
+            opts["rg"] = arg[len("--rg=") :]
         elif arg.startswith("-") and arg != "-":
             raise UsageError(f"unknown option {arg!r} (put `--` before a SYMBOL starting with -)")
         else:
             positional.append(arg)
-    if opts["files"]:
-        opts["paths"] = positional or ["."]
-        return opts
-    if not positional:
-        raise UsageError("missing SYMBOL")
-    opts["symbol"] = positional[0]
-    opts["paths"] = positional[1:] or ["."]
-    return opts
+    return opts, positional
 
 
 def _which(name: str) -> str | None:
@@ -186,6 +190,11 @@ def run(argv: list[str]) -> int:
     except OSError as exc:
         sys.stderr.write(f"hay: cannot run ripgrep {rg}: {exc.strerror}\n")
         return 2
+    return _rank_and_print(opts, rg, pid, fd)
+
+
+def _rank_and_print(opts: dict, rg: str, pid: int, fd: int) -> int:
+    """Rank ripgrep's output as it streams in and print it; the exit status grep would give."""
     from searchbench.hay.rank import collect, format_grep, format_json, ranked
     from searchbench.hay.signals import Scorer, Switches, load_false_firing_words
 

@@ -260,7 +260,7 @@ class Scorer:
         self.call = re.compile(re.escape(symbol) + rb"\s*[(<]") if symbol else None
         self.objc = re.compile(rb"\s*[-+]\s*\([^)]*\)\s*(?P<pre>)" + sym)
 
-    def score(self, line: bytes, ctx: FileContext) -> tuple[int, tuple[str, ...]]:
+    def score(self, line: bytes, ctx: FileContext) -> tuple[int, tuple[str, ...]]:  # noqa: C901 - per-line hot path: one frame, no helper calls
         """(score, names of the signals that fired) for one matching line (no line end)."""
         if self.word is None or self.word.search(line) is None:
             # No whole-word occurrence: no declaration can be of this symbol.
