@@ -17,7 +17,7 @@ rule fetch_corpus:
         languages_file=config["languages_file"],
         # A local repository is pinned at its HEAD, a directory by its content: a new commit
         # or an edited file refetches that corpus.
-        local_revision=lambda wildcards: local_revision(wildcards.corpus),
-        code=code_hash("fetch_corpus"),
+        rerun_on_local_revision=lambda wildcards: local_revision(wildcards.corpus),
+        rerun_on_code=code_hash("fetch_corpus"),
     script:
         "../scripts/fetch_corpus.py"

@@ -20,7 +20,7 @@ rule queries:
         n=config["queries_per_corpus"],
         min_length=config["min_symbol_length"],
         kinds=config["query_kinds"],
-        code=code_hash("queries"),
+        rerun_on_code=code_hash("queries"),
     script:
         "../scripts/queries.py"
 
@@ -39,7 +39,7 @@ rule gt_audit:
     conda:
         "../envs/tools.yaml"
     params:
-        code=code_hash("gt_audit"),
+        rerun_on_code=code_hash("gt_audit"),
     script:
         "../scripts/gt_audit.py"
 
@@ -62,7 +62,7 @@ rule doc_headings:
         markups=config["docs"]["markups"],
         unseen_extensions=config["docs"]["unseen_extensions"],
         tokens=DOCS_TOKENS,
-        code=code_hash("doc_headings"),
+        rerun_on_code=code_hash("doc_headings"),
     script:
         "../scripts/doc_headings.py"
 
@@ -92,6 +92,6 @@ checkpoint doc_queries:
         seed=config["seed"],
         n=config["queries_per_corpus"],
         min_length=config["min_symbol_length"],
-        code=code_hash("queries"),
+        rerun_on_code=code_hash("queries"),
     script:
         "../scripts/queries.py"

@@ -49,9 +49,9 @@ rule report:
         "../envs/python.yaml"
     params:
         config=config,
-        skipped_tools=SKIPPED_TOOLS,
+        rerun_on_skipped_tools=SKIPPED_TOOLS,
         config_hash=config_hash(),
         command=reproduce_command(),
-        code=code_hash("report"),
+        rerun_on_code=code_hash("report"),
     script:
         "../scripts/report.py"

@@ -14,7 +14,7 @@ rule score:
         "../envs/python.yaml"
     params:
         baseline=config["baseline"],
-        code=code_hash("score"),
+        rerun_on_code=code_hash("score"),
     script:
         "../scripts/score.py"
 
@@ -39,7 +39,7 @@ rule inference:
         min_queries=config["min_queries"],
         # Every pair of tools too, for the report's pairwise table (a separate Holm family).
         all_pairs=True,
-        code=code_hash("inference"),
+        rerun_on_code=code_hash("inference"),
     script:
         "../scripts/inference.py"
 
@@ -62,6 +62,6 @@ rule power:
         # The inference's resamples decide which comparisons can reach alpha (Holm's m).
         resamples=config["resamples"],
         min_queries=config["min_queries"],
-        code=code_hash("power"),
+        rerun_on_code=code_hash("power"),
     script:
         "../scripts/power.py"

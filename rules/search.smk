@@ -20,7 +20,7 @@ rule search:
         spec=lambda wildcards: config["tools"][wildcards.tool],
         timeout=config["timeout_seconds"],
         word_match=config["word_match"],
-        code=code_hash("search"),
+        rerun_on_code=code_hash("search"),
     script:
         "../scripts/search.py"
 
@@ -38,7 +38,7 @@ rule containment:
     conda:
         "../envs/tools.yaml"
     params:
-        code=code_hash("containment"),
+        rerun_on_code=code_hash("containment"),
     script:
         "../scripts/containment.py"
 
@@ -64,6 +64,6 @@ rule fast_path_check:
         seed=config["seed"],
         timeout=config["timeout_seconds"],
         word_match=config["word_match"],
-        code=code_hash("fast_path_check"),
+        rerun_on_code=code_hash("fast_path_check"),
     script:
         "../scripts/fast_path_check.py"

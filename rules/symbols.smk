@@ -18,6 +18,6 @@ rule symbols:
         languages_file=config["languages_file"],
         max_parse_bytes=config["max_parse_bytes"],
         max_line_bytes=config["max_line_bytes"],
-        code=code_hash("symbols"),
+        rerun_on_code=code_hash("symbols"),
     script:
         "../scripts/symbols.py"

@@ -13,7 +13,7 @@ rule corpus_done:
     conda:
         "../envs/python.yaml"
     params:
-        code=code_hash("corpus_done"),
+        rerun_on_code=code_hash("corpus_done"),
     script:
         "../scripts/corpus_done.py"
 

@@ -22,7 +22,7 @@ rule run_status:
     conda:
         "../envs/python.yaml"
     params:
-        code=code_hash("run_status"),
+        rerun_on_code=code_hash("run_status"),
     script:
         "../scripts/run_status.py"
 
@@ -59,6 +59,6 @@ if TIMING_ENABLED:
             timing=config["timing"],
             seed=config["seed"],
             word_match=config["word_match"],
-            code=code_hash("timing"),
+            rerun_on_code=code_hash("timing"),
         script:
             "../scripts/timing.py"

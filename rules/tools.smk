@@ -12,7 +12,7 @@ rule resolve_tool:
         # What the tool is (real binary, sha256, version, spec), not how PATH found it: the
         # record and every job of this tool rerun when it changes, other tools' jobs do not.
         identity=lambda wildcards: TOOL_IDENTITY[wildcards.tool],
-        code=code_hash("resolve_tool"),
+        rerun_on_code=code_hash("resolve_tool"),
     script:
         "../scripts/resolve_tool.py"
 
@@ -29,7 +29,7 @@ rule tools_json:
     conda:
         "../envs/python.yaml"
     params:
-        code=code_hash("tools_json"),
+        rerun_on_code=code_hash("tools_json"),
     script:
         "../scripts/tools_json.py"
 
@@ -48,7 +48,7 @@ rule build_index:
         "../envs/tools.yaml"
     params:
         spec=lambda wildcards: config["tools"][wildcards.tool],
-        code=code_hash("build_index"),
+        rerun_on_code=code_hash("build_index"),
     script:
         "../scripts/build_index.py"
 
@@ -68,7 +68,7 @@ rule list_files:
     params:
         spec=lambda wildcards: config["tools"][wildcards.tool],
         timeout=config["timeout_seconds"],
-        code=code_hash("list_files"),
+        rerun_on_code=code_hash("list_files"),
     script:
         "../scripts/list_files.py"
 
@@ -88,6 +88,6 @@ rule fileset_audit:
     params:
         tools=LISTING_TOOLS,
         unaudited=[t for t in TOOLS if t not in LISTING_TOOLS],
-        code=code_hash("fileset_audit"),
+        rerun_on_code=code_hash("fileset_audit"),
     script:
         "../scripts/fileset_audit.py"

@@ -11,14 +11,12 @@ from searchbench.errors import BenchError
 from searchbench.fastpath import locate_rg
 from searchbench.paths import decode_path
 from searchbench.queries_io import read_queries
-
-snakemake = globals()["snakemake"]
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
+from searchbench.scriptmain import run_script  # noqa: E402
 
 
-def main() -> None:
-    queries = read_queries(Path(snakemake.input.queries))
-    root = str(corpus_tree(snakemake.input.root))
+def main(smk) -> None:
+    queries = read_queries(Path(smk.input.queries))
+    root = str(corpus_tree(smk.input.root))
     found = files_containing_all(locate_rg(), root, [q.query for q in queries])
     rows = containment_rows({q.qid: q.query for q in queries}, found)
     holders: dict[str, set[bytes]] = {}
@@ -34,7 +32,7 @@ def main() -> None:
                 f"answer file {query.path}; check the corpus checkout and rerun"
             )
     logging.info("%d queries, %d (query, file) rows", len(queries), len(rows))
-    write_text_atomic(Path(snakemake.output[0]), containment_text(rows))
+    write_text_atomic(Path(smk.output[0]), containment_text(rows))
 
 
-main()
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

@@ -1,5 +1,6 @@
 """The docs track's ground truth: heading tokens of every document (rule `doc_headings`)."""
 
+import logging
 import sys
 from pathlib import Path
 
@@ -10,31 +11,31 @@ from searchbench.atomic import write_text_atomic  # noqa: E402
 from searchbench.corpora import corpus_tree  # noqa: E402
 from searchbench.fileset import FILES_HEADER  # noqa: E402
 from searchbench.sampling import SYMBOL_COLUMNS, UNSEEN_COLUMNS, read_tsv, tsv_text  # noqa: E402
+from searchbench.scriptmain import run_script  # noqa: E402
 
 
 def main(smk) -> None:
-    with open(smk.log[0], "w", encoding="utf-8") as log:
-        files = read_tsv(smk.input.files, list(FILES_HEADER))
-        texts = files[files["kind"] == "text"]["path"]
-        table, unseen = headings.scan_headings(
-            corpus_tree(smk.input.root),
-            texts,
-            dict(smk.params.markups),
-            list(smk.params.unseen_extensions),
-            headings.token_rules(smk.params.tokens),
-        )
-        # Both rendered before either is written: a bad field leaves neither behind.
-        outputs = [
-            (smk.output.headings, tsv_text(table, SYMBOL_COLUMNS)),
-            (smk.output.unseen, tsv_text(unseen, UNSEEN_COLUMNS)),
-        ]
-        for path, text in outputs:
-            write_text_atomic(Path(path), text)
-        documents = table["path"].nunique()
-        print(f"documents with heading tokens\t{documents}", file=log)
-        print(f"heading tokens\t{len(table)}\tdistinct\t{table['symbol'].nunique()}", file=log)
-        for row in unseen.itertuples(index=False):
-            print(f"unseen\t{row.reason}\t{row.path}", file=log)
+    files = read_tsv(smk.input.files, list(FILES_HEADER))
+    texts = files[files["kind"] == "text"]["path"]
+    table, unseen = headings.scan_headings(
+        corpus_tree(smk.input.root),
+        texts,
+        dict(smk.params.markups),
+        list(smk.params.unseen_extensions),
+        headings.token_rules(smk.params.tokens),
+    )
+    # Both rendered before either is written: a bad field leaves neither behind.
+    outputs = [
+        (smk.output.headings, tsv_text(table, SYMBOL_COLUMNS)),
+        (smk.output.unseen, tsv_text(unseen, UNSEEN_COLUMNS)),
+    ]
+    for path, text in outputs:
+        write_text_atomic(Path(path), text)
+    documents = table["path"].nunique()
+    logging.info(f"documents with heading tokens\t{documents}")
+    logging.info(f"heading tokens\t{len(table)}\tdistinct\t{table['symbol'].nunique()}")
+    for row in unseen.itertuples(index=False):
+        logging.info(f"unseen\t{row.reason}\t{row.path}")
 
 
-main(snakemake)  # noqa: F821
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

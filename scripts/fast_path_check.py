@@ -12,24 +12,22 @@ from searchbench.fastpath import check_plan, compare, run_fast, sample_queries, 
 from searchbench.paths import decode_path
 from searchbench.queries_io import read_queries
 from searchbench.runner import run_tool
+from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.tools import read_tool_json
 
-snakemake = globals()["snakemake"]
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
 
-
-def main() -> None:
-    tool = read_tool_json(snakemake.input.tool)
-    settings = snakemake.params.check
+def main(smk) -> None:
+    tool = read_tool_json(smk.input.tool)
+    settings = smk.params.check
     walk = walk_order(
-        [os.fsencode(decode_path(line)) for line in Path(snakemake.input.walk).read_text().split()]
+        [os.fsencode(decode_path(line)) for line in Path(smk.input.walk).read_text().split()]
     )
-    containing = read_containment(snakemake.input.containing)
-    queries = {q.qid: q for q in read_queries(Path(snakemake.input.queries))}
-    index = str(Path(snakemake.input.index[0]).resolve()) if snakemake.input.index else None
-    root, timeout = str(corpus_tree(snakemake.input.root)), snakemake.params.timeout
-    word = snakemake.params.word_match
-    sample = sample_queries(list(queries), settings["queries"], snakemake.params.seed)
+    containing = read_containment(smk.input.containing)
+    queries = {q.qid: q for q in read_queries(Path(smk.input.queries))}
+    index = str(Path(smk.input.index[0]).resolve()) if smk.input.index else None
+    root, timeout = str(corpus_tree(smk.input.root)), smk.params.timeout
+    word = smk.params.word_match
+    sample = sample_queries(list(queries), settings["queries"], smk.params.seed)
     checks: dict[str, dict] = {}
     plain_seconds: list[float] = []
     for qid in sample:
@@ -64,9 +62,7 @@ def main() -> None:
         "checks": checks,
         "decision": "fast path" if equivalent else "plain runs (fast path not equivalent)",
     }
-    write_text_atomic(
-        Path(snakemake.output[0]), json.dumps(record, indent=2, sort_keys=True) + "\n"
-    )
+    write_text_atomic(Path(smk.output[0]), json.dumps(record, indent=2, sort_keys=True) + "\n")
 
 
-main()
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

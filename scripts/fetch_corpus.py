@@ -4,22 +4,15 @@ import logging
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parent))  # noqa: F821
+
+from searchbench.corpora import corpus_tree, fetch_corpus  # noqa: E402
+from searchbench.errors import BenchError  # noqa: E402
+from searchbench.fileset import load_languages  # noqa: E402
+from searchbench.scriptmain import run_script  # noqa: E402
+
 
 def main(smk) -> None:
-    try:
-        import searchbench  # noqa: F401
-    except ImportError:  # running from a checkout: the package sits next to scripts/
-        sys.path.insert(0, str(Path(smk.scriptdir).resolve().parent))
-    from searchbench.corpora import corpus_tree, fetch_corpus
-    from searchbench.errors import BenchError
-    from searchbench.fileset import load_languages
-
-    logging.basicConfig(
-        filename=smk.log[0],
-        filemode="w",
-        level=logging.INFO,
-        format="%(asctime)s %(levelname)s %(message)s",
-    )
     corpus = smk.wildcards.corpus
     try:
         manifest = fetch_corpus(
@@ -32,10 +25,8 @@ def main(smk) -> None:
             workdir=Path.cwd(),
         )
     except BenchError as exc:
-        logging.error("corpus %s: %s", corpus, exc)
-        sys.exit(f"fetch_corpus: corpus {corpus}: {exc}")
+        raise BenchError(f"corpus {corpus}: {exc}") from None
     logging.info("done: %s files, %s bytes", manifest["files"], manifest["bytes"])
 
 
-if __name__ == "__main__" and "snakemake" in globals():
-    main(snakemake)  # noqa: F821
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

@@ -1,5 +1,6 @@
 """Audit the code track's ground truth against universal-ctags (rule `gt_audit`)."""
 
+import logging
 import sys
 from pathlib import Path
 
@@ -7,24 +8,24 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 from searchbench import gt_audit  # noqa: E402
 from searchbench.corpora import corpus_tree
+from searchbench.scriptmain import run_script  # noqa: E402
 
 
 def main(smk) -> None:
-    with open(smk.log[0], "w", encoding="utf-8") as log:
-        ctags, version = gt_audit.resolve_ctags()
-        print(f"ctags\t{ctags}\t{version}", file=log)
-        queries = gt_audit.read_queries(smk.input.queries)
-        root = str(corpus_tree(smk.input.root))
-        tags = gt_audit.ctags_tags(root, queries, scope="mentions", ctags=ctags)
-        parsed = gt_audit.parsed_paths(root, queries["path"], ctags)
-        table = gt_audit.audit(queries, tags, parsed)
-        summary = gt_audit.summarize(table)
-        gt_audit.write_audit(table, summary, smk.output.audit, smk.output.summary)
-        for row in summary.itertuples(index=False):
-            print("summary\t" + "\t".join(map(str, row)), file=log)
-        lines = gt_audit.disagreements(queries, table, tags)
-        for line in [*gt_audit.reason_counts(lines), *lines]:
-            print(line, file=log)
+    ctags, version = gt_audit.resolve_ctags()
+    logging.info(f"ctags\t{ctags}\t{version}")
+    queries = gt_audit.read_queries(smk.input.queries)
+    root = str(corpus_tree(smk.input.root))
+    tags = gt_audit.ctags_tags(root, queries, scope="mentions", ctags=ctags)
+    parsed = gt_audit.parsed_paths(root, queries["path"], ctags)
+    table = gt_audit.audit(queries, tags, parsed)
+    summary = gt_audit.summarize(table)
+    gt_audit.write_audit(table, summary, smk.output.audit, smk.output.summary)
+    for row in summary.itertuples(index=False):
+        logging.info("summary\t" + "\t".join(map(str, row)))
+    lines = gt_audit.disagreements(queries, table, tags)
+    for line in [*gt_audit.reason_counts(lines), *lines]:
+        logging.info(line)
 
 
-main(snakemake)  # noqa: F821
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

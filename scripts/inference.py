@@ -2,13 +2,14 @@
 
 from searchbench.inference import run_inference, write_inference
 from searchbench.metrics import read_scores
+from searchbench.scriptmain import run_script  # noqa: E402
 
 
-def main(snakemake) -> None:
-    params = snakemake.params
-    context = {key: str(value) for key, value in snakemake.wildcards.items()}
+def main(smk) -> None:
+    params = smk.params
+    context = {key: str(value) for key, value in smk.wildcards.items()}
     result = run_inference(
-        read_scores(snakemake.input.scores),
+        read_scores(smk.input.scores),
         baseline=params.baseline,
         seed=int(params.seed),
         alpha=float(params.alpha),
@@ -17,7 +18,7 @@ def main(snakemake) -> None:
         all_pairs=bool(getattr(params, "all_pairs", False)),
         context=context,
     )
-    write_inference(result, snakemake.output.json, snakemake.output.tsv)
+    write_inference(result, smk.output.json, smk.output.tsv)
 
 
-main(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

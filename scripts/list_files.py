@@ -6,12 +6,16 @@ from searchbench.atomic import write_text_atomic
 from searchbench.corpora import corpus_tree
 from searchbench.paths import encode_path
 from searchbench.runner import list_files
+from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.tools import read_tool_json
 
-snakemake = globals()["snakemake"]
 
-tool = read_tool_json(snakemake.input.tool)
-listed = list_files(
-    tool, str(corpus_tree(snakemake.input.root)), timeout=max(600, snakemake.params.timeout)
-)
-write_text_atomic(Path(snakemake.output[0]), "".join(f"{encode_path(p)}\n" for p in listed))
+def main(smk) -> None:
+    tool = read_tool_json(smk.input.tool)
+    listed = list_files(
+        tool, str(corpus_tree(smk.input.root)), timeout=max(600, smk.params.timeout)
+    )
+    write_text_atomic(Path(smk.output[0]), "".join(f"{encode_path(p)}\n" for p in listed))
+
+
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

@@ -2,20 +2,21 @@
 
 from searchbench.metrics import read_scores
 from searchbench.power import run_power, write_power
+from searchbench.scriptmain import run_script  # noqa: E402
 
 
-def main(snakemake) -> None:
-    params = snakemake.params
+def main(smk) -> None:
+    params = smk.params
     result = run_power(
-        read_scores(snakemake.input.scores),
+        read_scores(smk.input.scores),
         baseline=params.baseline,
         seed=int(params.seed),
         alpha=float(params.alpha),
         resamples=int(params.resamples),
         min_queries=int(params.min_queries),
-        context={key: str(value) for key, value in snakemake.wildcards.items()},
+        context={key: str(value) for key, value in smk.wildcards.items()},
     )
-    write_power(result, snakemake.output.json)
+    write_power(result, smk.output.json)
 
 
-main(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

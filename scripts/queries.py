@@ -1,6 +1,7 @@
 """Draw a track's queries and qrels: the code track from the symbol table (rule `queries`),
 the docs track from the heading tokens (rule `doc_queries`)."""
 
+import logging
 import multiprocessing
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -19,6 +20,7 @@ from searchbench.sampling import (  # noqa: E402
     tsv_text,
     write_outputs,
 )
+from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.symbols import tokens_in_files  # noqa: E402
 
 
@@ -30,10 +32,7 @@ def main(smk) -> None:
     # The unseen files (the kernel: 270 MB) are tokenised in a second process while this one
     # reads the symbol table and finds the exactly-once names: the rule has two threads.
     fork = multiprocessing.get_context("fork")
-    with (
-        open(smk.log[0], "w", encoding="utf-8") as log,
-        ProcessPoolExecutor(1, mp_context=fork) as pool,
-    ):
+    with ProcessPoolExecutor(1, mp_context=fork) as pool:
         unseen = read_unseen(smk.input.unseen)
         scan = pool.submit(tokenise, root, list(unseen["path"]))
         symbols = read_symbols(smk.input.symbols)
@@ -57,11 +56,11 @@ def main(smk) -> None:
         if declared is not None:
             write_text_atomic(Path(smk.output.declared), tsv_text(declared, list(declared)))
             shared = int((declared["declared_in_code"] == "yes").sum())
-            print(f"declared in code	{shared} of {len(declared)}", file=log)
+            logging.info(f"declared in code	{shared} of {len(declared)}")
         for step, count in funnel:
-            print(f"funnel\t{step}\t{count}", file=log)
+            logging.info(f"funnel\t{step}\t{count}")
         if len(sample) < 10:
-            print(f"only {len(sample)} {track} queries: this corpus is not evidence", file=log)
+            logging.info(f"only {len(sample)} {track} queries: this corpus is not evidence")
 
 
-main(snakemake)  # noqa: F821
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

@@ -6,10 +6,10 @@ params: config (dict), config_hash (str), command (str)
 output: html, md, csv, charts (directory)
 """
 
-import sys
 from pathlib import Path
 
 from searchbench.report import build_report
+from searchbench.scriptmain import run_script
 
 
 def as_list(value: object) -> list[str]:
@@ -46,8 +46,4 @@ def main(smk: object) -> None:
     )
 
 
-if "snakemake" in globals():
-    log = getattr(globals().get("snakemake"), "log", None)
-    if log:
-        sys.stderr = open(str(log[0]), "w", encoding="utf-8")  # noqa: SIM115
-    main(snakemake)  # type: ignore[name-defined]  # noqa: F821
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

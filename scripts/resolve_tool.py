@@ -1,8 +1,9 @@
 """Resolve one tool's binary; record its path, version and sha256 (results/tools/{tool}.json)."""
 
-import sys
 from pathlib import Path
 
+from searchbench.errors import BenchError
+from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.tools import (
     resolve_tools,
     specs_from_mapping,
@@ -11,13 +12,16 @@ from searchbench.tools import (
     write_tool_json,
 )
 
-snakemake = globals()["snakemake"]
 
-name = snakemake.wildcards.tool
-specs = specs_from_mapping({name: dict(snakemake.params.spec)})
-repo_bin = Path(snakemake.scriptdir).resolve().parent / "bin"
-tool = resolve_tools(specs, path_env=tool_search_path(repo_bin))[name]
-# The record must describe the tool the workflow planned with (params.identity).
-if tool_identity(tool) != snakemake.params.identity:
-    sys.exit(f"resolve_tool: tool {name}: its binary changed while the workflow ran; run again")
-write_tool_json(tool, snakemake.output[0])
+def main(smk) -> None:
+    name = smk.wildcards.tool
+    specs = specs_from_mapping({name: dict(smk.params.spec)})
+    repo_bin = Path(smk.scriptdir).resolve().parent / "bin"
+    tool = resolve_tools(specs, path_env=tool_search_path(repo_bin))[name]
+    # The record must describe the tool the workflow planned with (params.identity).
+    if tool_identity(tool) != smk.params.identity:
+        raise BenchError(f"tool {name}: its binary changed while the workflow ran; run again")
+    write_tool_json(tool, smk.output[0])
+
+
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

@@ -4,7 +4,11 @@ from pathlib import Path
 
 from searchbench.atomic import write_text_atomic
 from searchbench.run_status import format_status
+from searchbench.scriptmain import run_script  # noqa: E402
 
-snakemake = globals()["snakemake"]
 
-write_text_atomic(Path(snakemake.output[0]), format_status([Path(p) for p in snakemake.input]))
+def main(smk) -> None:
+    write_text_atomic(Path(smk.output[0]), format_status([Path(p) for p in smk.input]))
+
+
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

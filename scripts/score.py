@@ -5,6 +5,7 @@ from pathlib import Path
 
 from searchbench.errors import BenchError
 from searchbench.metrics import read_raw_records, score_tools, write_scores
+from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.trec import read_qrels, read_run
 
 
@@ -17,24 +18,24 @@ def read_qids(path: str) -> list[str]:
         return [row["qid"] for row in reader]
 
 
-def main(snakemake) -> None:
-    runs_paths = [Path(p) for p in snakemake.input.runs]
-    raw_paths = [Path(p) for p in snakemake.input.raw]
+def main(smk) -> None:
+    runs_paths = [Path(p) for p in smk.input.runs]
+    raw_paths = [Path(p) for p in smk.input.raw]
     run_tools = [p.stem for p in runs_paths]
     raw_tools = [p.stem for p in raw_paths]
     if run_tools != raw_tools:
         raise BenchError(
-            f"score: runs {run_tools} and raw records {raw_tools} name different tools; "
+            f"runs {run_tools} and raw records {raw_tools} name different tools; "
             "list input.runs and input.raw in the same tool order"
         )
     scores = score_tools(
-        read_qids(snakemake.input.queries),
-        read_qrels(snakemake.input.qrels),
+        read_qids(smk.input.queries),
+        read_qrels(smk.input.qrels),
         {tool: read_run(path) for tool, path in zip(run_tools, runs_paths, strict=True)},
         {tool: read_raw_records(path) for tool, path in zip(raw_tools, raw_paths, strict=True)},
-        baseline=snakemake.params.baseline,
+        baseline=smk.params.baseline,
     )
-    write_scores(scores, snakemake.output.scores)
+    write_scores(scores, smk.output.scores)
 
 
-main(snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

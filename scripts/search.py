@@ -13,11 +13,9 @@ from searchbench.fileset import read_files_tsv
 from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
 from searchbench.runner import result_to_raw_json, run_tool
+from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.tools import read_tool_json
 from searchbench.trec import read_qrels, write_run
-
-snakemake = globals()["snakemake"]
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
 
 
 def fast_path_walk(inputs) -> list[bytes] | None:
@@ -32,19 +30,19 @@ def fast_path_walk(inputs) -> list[bytes] | None:
     return walk_order([os.fsencode(decode_path(line)) for line in listing])
 
 
-def main() -> None:
-    tool = read_tool_json(snakemake.input.tool)
-    queries = read_queries(Path(snakemake.input.queries))
-    qrels = read_qrels(snakemake.input.qrels)
+def main(smk) -> None:
+    tool = read_tool_json(smk.input.tool)
+    queries = read_queries(Path(smk.input.queries))
+    qrels = read_qrels(smk.input.qrels)
     # files.tsv paths are the raw names (surrogate-escaped str), as tools print them.
-    known = frozenset(os.fsencode(entry.path) for entry in read_files_tsv(snakemake.input.files))
-    index = os.path.abspath(snakemake.input.index[0]) if snakemake.input.index else None
-    fast = fast_path_walk(snakemake.input)
-    containing = read_containment(snakemake.input.containing) if fast is not None else {}
+    known = frozenset(os.fsencode(entry.path) for entry in read_files_tsv(smk.input.files))
+    index = os.path.abspath(smk.input.index[0]) if smk.input.index else None
+    fast = fast_path_walk(smk.input)
+    containing = read_containment(smk.input.containing) if fast is not None else {}
     run: dict[str, list[str]] = {}
     raw_lines = []
-    root = str(corpus_tree(snakemake.input.root))
-    timeout, word = snakemake.params.timeout, snakemake.params.word_match
+    root = str(corpus_tree(smk.input.root))
+    timeout, word = smk.params.timeout, smk.params.word_match
     for number, query in enumerate(queries, start=1):
         right = right_paths(qrels.get(query.qid, {}))
         if fast is None:
@@ -81,8 +79,8 @@ def main() -> None:
             len(result.files),
             result.elapsed,
         )
-    write_run(snakemake.output.run, run, tag=tool.spec.name)
-    write_text_atomic(Path(snakemake.output.raw), "".join(line + "\n" for line in raw_lines))
+    write_run(smk.output.run, run, tag=tool.spec.name)
+    write_text_atomic(Path(smk.output.raw), "".join(line + "\n" for line in raw_lines))
 
 
-main()
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

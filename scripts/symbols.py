@@ -7,15 +7,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
-from searchbench.corpora import corpus_tree
+from searchbench.corpora import corpus_tree  # noqa: E402
 from searchbench.fileset import load_languages, read_files_tsv  # noqa: E402
+from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.symbols import scan_symbols, write_symbols_tsv, write_unseen_tsv  # noqa: E402
 
 
 def main(smk) -> None:
-    logging.basicConfig(
-        filename=str(smk.log[0]), filemode="w", level=logging.INFO, format="%(message)s"
-    )
     files = read_files_tsv(Path(smk.input.files))
     languages = load_languages(Path(smk.params.languages_file))
     started = time.monotonic()
@@ -37,4 +35,4 @@ def main(smk) -> None:
     write_unseen_tsv(unseen, Path(smk.output.unseen))
 
 
-main(snakemake)  # noqa: F821
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

@@ -7,20 +7,18 @@ from searchbench.atomic import write_text_atomic
 from searchbench.corpora import corpus_tree
 from searchbench.queries_io import read_queries
 from searchbench.runner import SearchResult, run_tool
+from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.timing import TimingSettings, format_timing, time_queries, timing_sample
 from searchbench.tools import read_tool_json
 
-snakemake = globals()["snakemake"]
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(message)s")
 
-
-def main() -> None:
-    settings = snakemake.params.timing
+def main(smk) -> None:
+    settings = smk.params.timing
     budget = TimingSettings.from_config(settings)
-    tool = read_tool_json(snakemake.input.tool)
-    queries = {q.qid: q for q in read_queries(Path(snakemake.input.queries))}
-    index = str(Path(snakemake.input.index[0]).resolve()) if snakemake.input.index else None
-    root = str(corpus_tree(snakemake.input.root))
+    tool = read_tool_json(smk.input.tool)
+    queries = {q.qid: q for q in read_queries(Path(smk.input.queries))}
+    index = str(Path(smk.input.index[0]).resolve()) if smk.input.index else None
+    root = str(corpus_tree(smk.input.root))
 
     def run_query(qid: str) -> SearchResult:
         result = run_tool(
@@ -31,12 +29,12 @@ def main() -> None:
             None,
             None,
             index=index,
-            word=snakemake.params.word_match,
+            word=smk.params.word_match,
         )
         logging.info("%s %s: %.3fs", tool.spec.name, qid, result.elapsed)
         return result
 
-    qids = timing_sample(list(queries), settings["queries"], snakemake.params.seed)
+    qids = timing_sample(list(queries), settings["queries"], smk.params.seed)
     rows = time_queries(qids, budget, run_query)
     runs = {row.qid: row.runs for row in rows}
     logging.info(
@@ -48,7 +46,7 @@ def main() -> None:
         max(runs.values(), default=0),
         budget.budget_seconds,
     )
-    write_text_atomic(Path(snakemake.output[0]), format_timing(rows))
+    write_text_atomic(Path(smk.output[0]), format_timing(rows))
 
 
-main()
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
