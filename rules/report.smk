@@ -1,13 +1,32 @@
 rule report:
     input:
-        scores=lambda wildcards: measured("results/{corpus}/{track}/scores.tsv"),
-        inference=lambda wildcards: measured("results/{corpus}/{track}/inference.json"),
-        power=lambda wildcards: measured("results/{corpus}/{track}/power.json"),
+        # One input per track: only the docs track's wait on its queries' checkpoint.
+        scores=lambda wildcards: on_track("code", "results/{corpus}/{track}/scores.tsv"),
+        docs_scores=lambda wildcards: on_track(
+            "docs", "results/{corpus}/{track}/scores.tsv"
+        ),
+        inference=lambda wildcards: on_track(
+            "code", "results/{corpus}/{track}/inference.json"
+        ),
+        docs_inference=lambda wildcards: on_track(
+            "docs", "results/{corpus}/{track}/inference.json"
+        ),
+        power=lambda wildcards: on_track("code", "results/{corpus}/{track}/power.json"),
+        docs_power=lambda wildcards: on_track(
+            "docs", "results/{corpus}/{track}/power.json"
+        ),
         fast_path=lambda wildcards: [
             path
             for tool in FAST_PATH_TOOLS
-            for path in measured(
-                "results/{corpus}/{track}/fastpath/{tool}.json", tool=tool
+            for path in on_track(
+                "code", "results/{corpus}/{track}/fastpath/{tool}.json", tool=tool
+            )
+        ],
+        docs_fast_path=lambda wildcards: [
+            path
+            for tool in FAST_PATH_TOOLS
+            for path in on_track(
+                "docs", "results/{corpus}/{track}/fastpath/{tool}.json", tool=tool
             )
         ],
         corpus=expand("results/{corpus}/corpus.json", corpus=CORPORA),

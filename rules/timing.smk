@@ -6,11 +6,19 @@ workflow.register_resource("timing_slot", 1)
 
 rule run_status:
     input:
-        lambda wildcards: [
+        # One input per track: only the docs track's wait on its queries' checkpoint.
+        code=lambda wildcards: [
             path
             for tool in TOOLS
-            for path in measured(
-                "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
+            for path in on_track(
+                "code", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
+            )
+        ],
+        docs=lambda wildcards: [
+            path
+            for tool in TOOLS
+            for path in on_track(
+                "docs", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
             )
         ],
     output:
@@ -38,7 +46,14 @@ if TIMING_ENABLED:
             index=tool_index,
             # After this tool's quality runs on the corpus (binary and files in the page
             # cache); not other tools', so adding a tool does not rerun anyone else's timing.
-            quality_runs=lambda wildcards: measured(
+            quality_runs=lambda wildcards: on_track(
+                "code",
+                "results/{corpus}/{track}/raw/{tool}.jsonl",
+                corpus=wildcards.corpus,
+                tool=wildcards.tool,
+            ),
+            docs_quality_runs=lambda wildcards: on_track(
+                "docs",
                 "results/{corpus}/{track}/raw/{tool}.jsonl",
                 corpus=wildcards.corpus,
                 tool=wildcards.tool,

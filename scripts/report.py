@@ -20,11 +20,16 @@ def as_list(value: object) -> list[str]:
     return [str(v) for v in value]  # type: ignore[union-attr]
 
 
+def both_tracks(inp: object, name: str) -> list[str]:
+    """A rule input given per track: `name` (code) and `docs_name` (the docs track's)."""
+    return as_list(getattr(inp, name, [])) + as_list(getattr(inp, f"docs_{name}", []))
+
+
 def main(smk: object) -> None:
     inp, out, params = smk.input, smk.output, smk.params  # type: ignore[attr-defined]
     build_report(
-        scores=as_list(inp.scores),
-        inference=as_list(inp.inference),
+        scores=both_tracks(inp, "scores"),
+        inference=both_tracks(inp, "inference"),
         corpus=as_list(inp.corpus),
         tools=str(inp.tools),
         timing=as_list(getattr(inp, "timing", [])),
@@ -39,8 +44,8 @@ def main(smk: object) -> None:
         csv_out=str(out.csv),
         charts_out=str(out.charts),
         run_status=getattr(inp, "run_status", None),
-        power=as_list(getattr(inp, "power", [])),
-        fast_path=as_list(getattr(inp, "fast_path", [])),
+        power=both_tracks(inp, "power"),
+        fast_path=both_tracks(inp, "fast_path"),
         docs_funnel=as_list(getattr(inp, "docs_funnel", [])),
         declared_in_code=as_list(getattr(inp, "declared_in_code", [])),
     )

@@ -335,6 +335,9 @@ def corpus_jobs(corpus: str, tools: tuple[str, ...] = ("grep", "hay", "rg", "wra
         job("symbols", corpus=corpus),
         job("queries", corpus=corpus),
         job("gt_audit", corpus=corpus),
+        # the docs track's queries; its runs follow only with enough of them (a checkpoint)
+        job("doc_headings", corpus=corpus),
+        job("doc_queries", corpus=corpus),
         job("list_files", corpus=corpus, tool="rg"),
         job("fileset_audit", corpus=corpus),
         job("score", corpus=corpus, track="code"),
@@ -369,7 +372,8 @@ def test_editing_one_file_of_a_local_directory_reruns_only_that_corpus(fx):
 def _query_jobs() -> set[Job]:
     """What follows from a new query sample on every corpus."""
     return (
-        {job(rule, corpus=c) for c in CORPORA for rule in ("queries", "gt_audit")}
+        # both tracks' samples depend on the seed and the sample size
+        {job(rule, corpus=c) for c in CORPORA for rule in ("queries", "gt_audit", "doc_queries")}
         | {job("search", corpus=c, track="code", tool=t) for c in CORPORA for t in TOOLS}
         | {job("timing", corpus=c, tool=t) for c in CORPORA for t in TOOLS}
         | DOWNSTREAM
