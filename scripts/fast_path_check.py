@@ -8,11 +8,12 @@ from pathlib import Path
 from searchbench.atomic import write_text_atomic
 from searchbench.containment import read_containment
 from searchbench.corpora import corpus_tree
-from searchbench.fastpath import check_plan, compare, run_fast, sample_queries, walk_order
+from searchbench.fastpath import check_plan, compare, run_fast, walk_order
 from searchbench.paths import decode_path
 from searchbench.queries_io import read_queries
-from searchbench.runner import run_tool
+from searchbench.runner import SearchSetup, run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.subsample import seeded_subsample
 from searchbench.tools import read_tool_json
 
 
@@ -25,19 +26,22 @@ def main(smk) -> None:
     containing = read_containment(smk.input.containing)
     queries = {q.qid: q for q in read_queries(Path(smk.input.queries))}
     index = str(Path(smk.input.index[0]).resolve()) if smk.input.index else None
-    root, timeout = str(corpus_tree(smk.input.root)), smk.params.timeout
-    word = smk.params.word_match
-    sample = sample_queries(list(queries), settings["queries"], smk.params.seed)
+    setup = SearchSetup(
+        tool=tool,
+        root=str(corpus_tree(smk.input.root)),
+        timeout=smk.params.timeout,
+        index=index,
+        word=smk.params.word_match,
+    )
+    sample = seeded_subsample(list(queries), settings["queries"], smk.params.seed)
     checks: dict[str, dict] = {}
     plain_seconds: list[float] = []
     for qid in sample:
         if len(checks) >= check_plan(plain_seconds, settings):
             break
         query = queries[qid].query
-        plain = run_tool(tool, query, root, timeout, None, None, index=index, word=word)
-        fast, used = run_fast(
-            tool, query, root, timeout, None, None, walk, containing.get(qid, set()), index, word
-        )
+        plain = run_tool(setup, query)
+        fast, used = run_fast(setup, query, walk, containing.get(qid, set()))
         plain_seconds.append(plain.elapsed)
         checks[qid] = {**compare(plain, fast), "fast_path_used": used}
         logging.info(

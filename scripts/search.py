@@ -12,7 +12,7 @@ from searchbench.fastpath import run_fast, walk_order
 from searchbench.fileset import read_files_tsv
 from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
-from searchbench.runner import result_to_raw_json, run_tool
+from searchbench.runner import SearchSetup, result_record, run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.tools import read_tool_json
 from searchbench.trec import read_qrels, write_run
@@ -37,37 +37,29 @@ def main(smk) -> None:
     # files.tsv paths are the raw names (surrogate-escaped str), as tools print them.
     known = frozenset(os.fsencode(entry.path) for entry in read_files_tsv(smk.input.files))
     index = os.path.abspath(smk.input.index[0]) if smk.input.index else None
+    setup = SearchSetup(
+        tool=tool,
+        root=str(corpus_tree(smk.input.root)),
+        timeout=smk.params.timeout,
+        index=index,
+        word=smk.params.word_match,
+    )
     fast = fast_path_walk(smk.input)
     containing = read_containment(smk.input.containing) if fast is not None else {}
     run: dict[str, list[str]] = {}
     raw_lines = []
-    root = str(corpus_tree(smk.input.root))
-    timeout, word = smk.params.timeout, smk.params.word_match
     for number, query in enumerate(queries, start=1):
         right = right_paths(qrels.get(query.qid, {}))
         if fast is None:
-            result = run_tool(
-                tool, query.query, root, timeout, right, known, index, word, query.decl_line
-            )
+            result = run_tool(setup, query.query, right, known, query.decl_line)
             used_fast = False
         else:
             holders = containing.get(query.qid, set())
             result, used_fast = run_fast(
-                tool,
-                query.query,
-                root,
-                timeout,
-                right,
-                known,
-                fast,
-                holders,
-                index,
-                word,
-                query.decl_line,
+                setup, query.query, fast, holders, right, known, query.decl_line
             )
         run[query.qid] = [encode_path(p) for p in result.files]
-        record = json.loads(result_to_raw_json(query.qid, query.query, result))
-        record["fast_path"] = used_fast
+        record = {**result_record(query.qid, query.query, result), "fast_path": used_fast}
         raw_lines.append(json.dumps(record, sort_keys=True, ensure_ascii=False))
         logging.info(
             "%s %d/%d %s status=%s files=%d elapsed=%.3fs",

@@ -6,9 +6,10 @@ from pathlib import Path
 from searchbench.atomic import write_text_atomic
 from searchbench.corpora import corpus_tree
 from searchbench.queries_io import read_queries
-from searchbench.runner import SearchResult, run_tool
+from searchbench.runner import SearchResult, SearchSetup, run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
-from searchbench.timing import TimingSettings, format_timing, time_queries, timing_sample
+from searchbench.subsample import seeded_subsample
+from searchbench.timing import TimingSettings, format_timing, time_queries
 from searchbench.tools import read_tool_json
 
 
@@ -18,23 +19,20 @@ def main(smk) -> None:
     tool = read_tool_json(smk.input.tool)
     queries = {q.qid: q for q in read_queries(Path(smk.input.queries))}
     index = str(Path(smk.input.index[0]).resolve()) if smk.input.index else None
-    root = str(corpus_tree(smk.input.root))
+    setup = SearchSetup(
+        tool=tool,
+        root=str(corpus_tree(smk.input.root)),
+        timeout=settings["timeout_seconds"],
+        index=index,
+        word=smk.params.word_match,
+    )
 
     def run_query(qid: str) -> SearchResult:
-        result = run_tool(
-            tool,
-            queries[qid].query,
-            root,
-            settings["timeout_seconds"],
-            None,
-            None,
-            index=index,
-            word=smk.params.word_match,
-        )
+        result = run_tool(setup, queries[qid].query)
         logging.info("%s %s: %.3fs", tool.spec.name, qid, result.elapsed)
         return result
 
-    qids = timing_sample(list(queries), settings["queries"], smk.params.seed)
+    qids = seeded_subsample(list(queries), settings["queries"], smk.params.seed)
     rows = time_queries(qids, budget, run_query)
     runs = {row.qid: row.runs for row in rows}
     logging.info(

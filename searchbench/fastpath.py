@@ -18,11 +18,9 @@ import sys
 import tempfile
 from functools import lru_cache
 
-import numpy as np
-
 from searchbench.containment import files_containing_all
 from searchbench.errors import BenchError
-from searchbench.runner import SearchResult, run_argv, search_argv
+from searchbench.runner import SearchResult, SearchSetup, run_argv, search_argv
 from searchbench.tools import ResolvedTool
 
 # Leave room for the environment under the kernel's argument limit.
@@ -102,16 +100,12 @@ def no_match_result(tool: ResolvedTool, argv: list[str]) -> SearchResult:
 
 
 def run_fast(
-    tool: ResolvedTool,
+    setup: SearchSetup,
     query: str,
-    corpus_root: str,
-    timeout: float,
-    right_paths: set[bytes] | None,
-    known_paths,
     walk: list[bytes],
     containing: set[bytes],
-    index: str | None = None,
-    word: bool = False,
+    right_paths: set[bytes] | None = None,
+    known_paths=None,
     decl_line: tuple[bytes, int] | None = None,
 ) -> tuple[SearchResult, bool]:
     """One search through the fast path; (result, used_fast_path).
@@ -122,22 +116,21 @@ def run_fast(
     in its order is unknown, and the query runs plain. So is a candidate list too long for
     a command line.
     """
+    tool, root, timeout = setup.tool, setup.root, setup.timeout
     listed = set(walk)
     candidates = [path for path in walk if path in containing]
     outside = sorted(containing - listed)
-    plain = search_argv(tool, query, index=index, word=word)
-    argv = fast_argv(tool, query, candidates, index, word)
+    plain = search_argv(tool, query, index=setup.index, word=setup.word)
+    argv = fast_argv(tool, query, candidates, setup.index, setup.word)
     if outside:
-        probe_argv = fast_argv(tool, query, outside, index, word)
-        if probe_argv is None or _prints_anything(tool, probe_argv, corpus_root, timeout):
+        probe_argv = fast_argv(tool, query, outside, setup.index, setup.word)
+        if probe_argv is None or _prints_anything(tool, probe_argv, root, timeout):
             argv = None
     if argv is None:
-        return run_argv(
-            tool, plain, corpus_root, timeout, right_paths, known_paths, decl_line
-        ), False
+        return run_argv(tool, plain, root, timeout, right_paths, known_paths, decl_line), False
     if not candidates:
         return no_match_result(tool, plain), True
-    result = run_argv(tool, argv, corpus_root, timeout, right_paths, known_paths, decl_line)
+    result = run_argv(tool, argv, root, timeout, right_paths, known_paths, decl_line)
     result.argv = plain  # the run it stands for; the file list is derived, not configured
     return result, True
 
@@ -145,15 +138,6 @@ def run_fast(
 def _prints_anything(tool: ResolvedTool, argv: list[str], corpus_root: str, timeout: float) -> bool:
     probe = run_argv(tool, argv, corpus_root, timeout, None, None, None)
     return probe.stdout_bytes > 0 or probe.status in ("error", "timeout")
-
-
-def sample_queries(qids: list[str], k: int, seed: int) -> list[str]:
-    ordered = sorted(qids)
-    if k >= len(ordered):
-        return ordered
-    return sorted(
-        ordered[i] for i in np.random.default_rng(seed).choice(len(ordered), k, replace=False)
-    )
 
 
 def check_plan(plain_seconds: list[float], settings: dict) -> int:

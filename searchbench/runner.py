@@ -394,7 +394,12 @@ def _exited_by(pid: int, deadline: float) -> bool:
 
 def result_to_raw_json(qid: str, query: str, result: SearchResult) -> str:
     """One line of raw/{tool}.jsonl (keys sorted). elapsed/user/sys/peak_rss_kib vary by run."""
-    record = {
+    return json.dumps(result_record(qid, query, result), sort_keys=True, ensure_ascii=False)
+
+
+def result_record(qid: str, query: str, result: SearchResult) -> dict:
+    """The raw record of one search, as a dict (a caller may add keys before writing it)."""
+    return {
         "qid": qid,
         "query": query,
         "argv": result.argv,
@@ -421,7 +426,6 @@ def result_to_raw_json(qid: str, query: str, result: SearchResult) -> str:
         "stdout_sha256": result.stdout_sha256,
         "stderr_head": result.stderr_head.decode("utf-8", "backslashreplace"),
     }
-    return json.dumps(record, sort_keys=True, ensure_ascii=False)
 
 
 def search_argv(
@@ -441,20 +445,30 @@ def search_argv(
     )
 
 
+@dataclass(frozen=True)
+class SearchSetup:
+    """What every search of one tool on one corpus shares: the tool, the corpus tree, the
+    timeout and the invocation's mode (its index, whole-word matching)."""
+
+    tool: ResolvedTool
+    root: str
+    timeout: float
+    index: str | None = None
+    word: bool = False
+
+
 def run_tool(
-    tool: ResolvedTool,
+    setup: SearchSetup,
     query: str,
-    corpus_root: str,
-    timeout: float,
-    right_paths: set[bytes] | None,
-    known_paths: set[bytes] | frozenset[bytes] | None,
-    index: str | None = None,
-    word: bool = False,
+    right_paths: set[bytes] | None = None,
+    known_paths: set[bytes] | frozenset[bytes] | None = None,
     decl_line: tuple[bytes, int] | None = None,
 ) -> SearchResult:
     """run_search with the tool's own argv, env, output format and no-match exit codes."""
-    argv = search_argv(tool, query, index=index, word=word)
-    return run_argv(tool, argv, corpus_root, timeout, right_paths, known_paths, decl_line)
+    argv = search_argv(setup.tool, query, index=setup.index, word=setup.word)
+    return run_argv(
+        setup.tool, argv, setup.root, setup.timeout, right_paths, known_paths, decl_line
+    )
 
 
 def run_argv(

@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from statistics import median
 from typing import TypeVar
 
-import numpy as np
-
 from searchbench.runner import SearchResult
 
 TIMING_HEADER = (
@@ -79,15 +77,6 @@ class Run:
     query: int
     measured: bool
     wall: float
-
-
-def timing_sample(qids: Sequence[str], n: int, seed: int) -> list[str]:
-    """Up to n qids drawn with the seed from the sorted list, returned sorted."""
-    ordered = sorted(qids)
-    if n >= len(ordered):
-        return ordered
-    picks = np.random.default_rng(seed).choice(len(ordered), size=n, replace=False)
-    return sorted(ordered[i] for i in picks)
 
 
 def next_step(done: Sequence[Run], n_queries: int, settings: TimingSettings) -> Step | None:

@@ -13,7 +13,7 @@ from searchbench.fastpath import (
     run_fast,
     walk_order,
 )
-from searchbench.runner import list_files, run_tool
+from searchbench.runner import SearchSetup, list_files, run_tool
 from searchbench.tools import load_tools, resolve_tools
 
 REPO = Path(__file__).resolve().parent.parent
@@ -56,9 +56,9 @@ def test_fast_path_is_byte_identical_to_the_plain_run(corpus, tools, name):
     rg = locate_rg()
     used_fast = {}
     for query in QUERIES:
-        plain = run_tool(tool, query, str(corpus), 30, None, None)
+        plain = run_tool(SearchSetup(tool, str(corpus), 30), query)
         holders = files_containing(rg, str(corpus), query)
-        fast, used_fast[query] = run_fast(tool, query, str(corpus), 30, None, None, walk, holders)
+        fast, used_fast[query] = run_fast(SearchSetup(tool, str(corpus), 30), query, walk, holders)
         assert compare(plain, fast)["equivalent"], (name, query, plain.files, fast.files)
         assert fast.files == plain.files and fast.argv == plain.argv
     assert used_fast["absent_symbol_xyz"] and used_fast["-rf"]
@@ -77,9 +77,9 @@ def test_a_wrong_walk_order_is_caught(corpus, tools):
         pytest.skip("busybox not installed")
     walk = walk_order(list_files(tool, str(corpus)))
     reordered = sorted(walk, reverse=True)
-    plain = run_tool(tool, "ring_advance", str(corpus), 30, None, None)
+    plain = run_tool(SearchSetup(tool, str(corpus), 30), "ring_advance")
     holders = files_containing(locate_rg(), str(corpus), "ring_advance")
-    fast, _ = run_fast(tool, "ring_advance", str(corpus), 30, None, None, reordered, holders)
+    fast, _ = run_fast(SearchSetup(tool, str(corpus), 30), "ring_advance", reordered, holders)
     if plain.files == fast.files:
         pytest.skip("this file system happens to list files in reverse order")
     assert not compare(plain, fast)["equivalent"]
@@ -93,8 +93,8 @@ def test_a_file_the_tool_does_not_list_forces_the_plain_run(corpus, tools):
     assert b"blob.bin" not in walk
     holders = files_containing(locate_rg(), str(corpus), "ring_advance")
     assert b"blob.bin" in holders
-    fast, used = run_fast(tool, "ring_advance", str(corpus), 30, None, None, walk, holders)
-    plain = run_tool(tool, "ring_advance", str(corpus), 30, None, None)
+    fast, used = run_fast(SearchSetup(tool, str(corpus), 30), "ring_advance", walk, holders)
+    plain = run_tool(SearchSetup(tool, str(corpus), 30), "ring_advance")
     assert fast.stdout_sha256 == plain.stdout_sha256
     # rg prints a binary file it is given by name, so the probe sends this query plain.
     assert not used

@@ -10,7 +10,8 @@ import pytest
 
 from searchbench.corpora import corpus_tree
 from searchbench.report import read_tsv, runs_flag, timing_summary
-from searchbench.runner import run_tool
+from searchbench.runner import SearchSetup, run_tool
+from searchbench.subsample import seeded_subsample
 from searchbench.timing import (
     TIMING_HEADER,
     Run,
@@ -18,7 +19,6 @@ from searchbench.timing import (
     format_timing,
     simulate,
     time_queries,
-    timing_sample,
 )
 from searchbench.tools import load_tools, resolve_tools, write_tool_json
 
@@ -98,11 +98,11 @@ def test_the_plan_is_a_function_of_the_durations() -> None:
 
 def test_timing_sample_is_seeded_and_sorted() -> None:
     qids = [f"q{i:03d}" for i in range(50)]
-    first = timing_sample(qids, 5, seed=3)
+    first = seeded_subsample(qids, 5, seed=3)
     assert first == sorted(first) and len(set(first)) == 5
-    assert timing_sample(list(reversed(qids)), 5, seed=3) == first
-    assert timing_sample(qids, 5, seed=4) != first
-    assert timing_sample(qids[:3], 5, seed=3) == qids[:3]
+    assert seeded_subsample(list(reversed(qids)), 5, seed=3) == first
+    assert seeded_subsample(qids, 5, seed=4) != first
+    assert seeded_subsample(qids[:3], 5, seed=3) == qids[:3]
 
 
 # ----------------------------------------------------------------------------- real runs
@@ -129,7 +129,7 @@ def time_rg(rg, corpus: Path, settings: TimingSettings) -> list:
     return time_queries(
         sorted(queries),
         settings,
-        lambda qid: run_tool(rg, queries[qid], str(corpus), 30, None, None),
+        lambda qid: run_tool(SearchSetup(rg, str(corpus), 30), queries[qid]),
     )
 
 
@@ -195,7 +195,7 @@ def test_the_rule_script_writes_the_budgeted_table(rg, corpus: Path, tmp_path: P
     )
     runpy.run_path(str(REPO / "scripts" / "timing.py"), init_globals={"snakemake": smk})
     rows = read_tsv(out)
-    picked = timing_sample([f"q{i}" for i in range(4)], 2, seed=5)
+    picked = seeded_subsample([f"q{i}" for i in range(4)], 2, seed=5)
     assert [(r["qid"], r["repeat"], r["runs"], r["warmups"]) for r in rows] == [
         (q, k, "2", "1") for q in picked for k in ("1", "2")
     ]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from searchbench.errors import BenchError
-from searchbench.runner import build_index, list_files, run_tool
+from searchbench.runner import SearchSetup, build_index, list_files, run_tool
 from searchbench.tools import (
     expand_argv,
     load_tools,
@@ -198,7 +198,8 @@ def test_tools_json_round_trip_and_sorted(tools, tmp_path):
 
 
 def _search(tools, name, corpus, query="foo_bar", index=None):
-    return run_tool(tools[name], query, str(corpus), 30, {b"a.c"}, known(corpus), index=index)
+    setup = SearchSetup(tools[name], str(corpus), 30, index=index)
+    return run_tool(setup, query, {b"a.c"}, known(corpus))
 
 
 @pytest.mark.parametrize("name", ["rg", "git-grep", "ugrep", "grep", "ag"])
@@ -239,10 +240,8 @@ def test_line_numbers_and_text(tools, corpus):
     rg = _search(tools, "rg", corpus)
     assert rg.first_right_line == rg.files.index(b"a.c")  # one line per file before b.c
     ast = run_tool(
-        tools["ast-grep"],
+        SearchSetup(tools["ast-grep"], str(corpus), 30),
         "foo_bar",
-        str(corpus),
-        30,
         {b"a.c"},
         known(corpus),
         decl_line=(b"a.c", 1),
@@ -297,9 +296,8 @@ def test_hostile_queries_are_literal_and_harmless(tools, hostile_corpus, tmp_pat
     expected = [i + 1 for i, line in enumerate(data) if query.encode() in line]
     assert expected
     for name in sorted(tools):
-        result = run_tool(
-            tools[name], query, str(hostile_corpus), 30, {b"h.txt"}, None, index=str(index)
-        )
+        setup = SearchSetup(tools[name], str(hostile_corpus), 30, index=str(index))
+        result = run_tool(setup, query, {b"h.txt"})
         assert result.status != "timeout", name
         assert not (hostile_corpus / "pwned").exists(), name
         assert not Path("pwned").exists(), name
@@ -314,7 +312,8 @@ def test_hostile_queries_are_literal_and_harmless(tools, hostile_corpus, tmp_pat
 
 @pytest.mark.parametrize("name", GREP_FAMILY)
 def test_word_mode(tools, corpus, name):
-    result = run_tool(tools[name], "foo_bar", str(corpus), 30, {b"a.c"}, known(corpus), word=True)
+    setup = SearchSetup(tools[name], str(corpus), 30, word=True)
+    result = run_tool(setup, "foo_bar", {b"a.c"}, known(corpus))
     assert result.status == "ok", result.stderr_head
     assert b"sub/z.c" not in result.files and b"b.c" in result.files
     expected = TEXT_HITS - {b"sub/z.c"}
