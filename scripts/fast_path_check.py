@@ -7,32 +7,23 @@ from pathlib import Path
 
 from searchbench.atomic import write_text_atomic
 from searchbench.containment import read_containment
-from searchbench.corpora import corpus_tree
 from searchbench.fastpath import check_plan, compare, run_fast, walk_order
 from searchbench.paths import decode_path
 from searchbench.queries_io import read_queries
 from searchbench.runner import SearchSetup, run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.subsample import seeded_subsample
-from searchbench.tools import read_tool_json
 
 
 def main(smk) -> None:
-    tool = read_tool_json(smk.input.tool)
     settings = smk.params.check
     walk = walk_order(
         [os.fsencode(decode_path(line)) for line in Path(smk.input.walk).read_text().split()]
     )
     containing = read_containment(smk.input.containing)
     queries = {q.qid: q for q in read_queries(Path(smk.input.queries))}
-    index = str(Path(smk.input.index[0]).resolve()) if smk.input.index else None
-    setup = SearchSetup(
-        tool=tool,
-        root=str(corpus_tree(smk.input.root)),
-        timeout=smk.params.timeout,
-        index=index,
-        word=smk.params.word_match,
-    )
+    setup = SearchSetup.of_job(smk, smk.params.timeout)
+    tool = setup.tool
     sample = seeded_subsample(list(queries), settings["queries"], smk.params.seed)
     checks: dict[str, dict] = {}
     plain_seconds: list[float] = []

@@ -7,14 +7,12 @@ from pathlib import Path
 
 from searchbench.atomic import write_text_atomic
 from searchbench.containment import read_containment
-from searchbench.corpora import corpus_tree
 from searchbench.fastpath import run_fast, walk_order
 from searchbench.fileset import read_files_tsv
 from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
 from searchbench.runner import SearchSetup, result_record, run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
-from searchbench.tools import read_tool_json
 from searchbench.trec import read_qrels, write_run
 
 
@@ -31,19 +29,12 @@ def fast_path_walk(inputs) -> list[bytes] | None:
 
 
 def main(smk) -> None:
-    tool = read_tool_json(smk.input.tool)
     queries = read_queries(Path(smk.input.queries))
     qrels = read_qrels(smk.input.qrels)
     # files.tsv paths are the raw names (surrogate-escaped str), as tools print them.
     known = frozenset(os.fsencode(entry.path) for entry in read_files_tsv(smk.input.files))
-    index = os.path.abspath(smk.input.index[0]) if smk.input.index else None
-    setup = SearchSetup(
-        tool=tool,
-        root=str(corpus_tree(smk.input.root)),
-        timeout=smk.params.timeout,
-        index=index,
-        word=smk.params.word_match,
-    )
+    setup = SearchSetup.of_job(smk, smk.params.timeout)
+    tool = setup.tool
     fast = fast_path_walk(smk.input)
     containing = read_containment(smk.input.containing) if fast is not None else {}
     run: dict[str, list[str]] = {}

@@ -4,28 +4,19 @@ import logging
 from pathlib import Path
 
 from searchbench.atomic import write_text_atomic
-from searchbench.corpora import corpus_tree
 from searchbench.queries_io import read_queries
 from searchbench.runner import SearchResult, SearchSetup, run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.subsample import seeded_subsample
 from searchbench.timing import TimingSettings, format_timing, time_queries
-from searchbench.tools import read_tool_json
 
 
 def main(smk) -> None:
     settings = smk.params.timing
     budget = TimingSettings.from_config(settings)
-    tool = read_tool_json(smk.input.tool)
     queries = {q.qid: q for q in read_queries(Path(smk.input.queries))}
-    index = str(Path(smk.input.index[0]).resolve()) if smk.input.index else None
-    setup = SearchSetup(
-        tool=tool,
-        root=str(corpus_tree(smk.input.root)),
-        timeout=settings["timeout_seconds"],
-        index=index,
-        word=smk.params.word_match,
-    )
+    setup = SearchSetup.of_job(smk, settings["timeout_seconds"])
+    tool = setup.tool
 
     def run_query(qid: str) -> SearchResult:
         result = run_tool(setup, queries[qid].query)

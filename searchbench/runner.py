@@ -456,6 +456,22 @@ class SearchSetup:
     index: str | None = None
     word: bool = False
 
+    @classmethod
+    def of_job(cls, smk, timeout: float) -> "SearchSetup":
+        """The set-up of a Snakemake job with inputs `tool`, `root` and `index` (a list, empty
+        for a tool without one) and param `word_match`."""
+        from searchbench.corpora import corpus_tree
+        from searchbench.tools import read_tool_json
+
+        index = os.path.abspath(smk.input.index[0]) if smk.input.index else None
+        return cls(
+            tool=read_tool_json(smk.input.tool),
+            root=str(corpus_tree(smk.input.root)),
+            timeout=timeout,
+            index=index,
+            word=bool(smk.params.word_match),
+        )
+
 
 def run_tool(
     setup: SearchSetup,
