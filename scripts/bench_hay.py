@@ -9,14 +9,14 @@ input.corpus, params.queries (optional), params.repeats (optional), output.table
 """
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from searchbench.artifacts import write_text
 
 DEFAULT_QUERIES = ["Reader", "ReadFull", "parseIPv4", "errNoSuchHost", "func"]
 
@@ -88,11 +88,7 @@ def main_snakemake(sm) -> None:
     hay, rg = default_binaries()
     queries = list(sm.params.get("queries", DEFAULT_QUERIES))
     text = render(bench(Path(sm.input.corpus), queries, hay, rg, int(sm.params.get("repeats", 7))))
-    out = Path(sm.output.table)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=out.name + ".")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.replace(tmp, out)
+    write_text(sm.output.table, text)
 
 
 if __name__ == "__main__":

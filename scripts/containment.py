@@ -4,7 +4,7 @@ import logging
 import os
 from pathlib import Path
 
-from searchbench.atomic import write_text_atomic
+from searchbench.artifacts import write_text
 from searchbench.containment import containment_rows, containment_text, files_containing_all
 from searchbench.corpora import corpus_tree
 from searchbench.errors import BenchError
@@ -32,7 +32,7 @@ def main(smk) -> None:
                 f"answer file {query.path}; check the corpus checkout and rerun"
             )
     logging.info("%d queries, %d (query, file) rows", len(queries), len(rows))
-    write_text_atomic(Path(smk.output[0]), containment_text(rows))
+    write_text(Path(smk.output[0]), containment_text(rows))
 
 
 run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

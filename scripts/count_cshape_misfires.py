@@ -10,24 +10,11 @@ input.symbols (optional, same order), output.table, output.words (optional).
 """
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
+from searchbench.artifacts import write_text
 from searchbench.hay.misfires import Tally, count, ctags_symbols, read_symbols, table, words_file
-
-
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def run(corpora: list[tuple[Path, Path | None]]) -> tuple[Tally, list[str]]:
@@ -56,7 +43,7 @@ def main(argv: list[str]) -> int:
     tally, names = run(corpora)
     sys.stdout.write("\n".join(table(tally)) + "\n")
     if args.write_words:
-        write_atomic(args.write_words, words_file(tally, names))
+        write_text(args.write_words, words_file(tally, names))
     return 0
 
 
@@ -64,9 +51,9 @@ def main_snakemake(sm) -> None:
     dirs = [Path(d) for d in sm.input.corpora]
     tsvs = [Path(t) for t in sm.input.get("symbols", [])] or [None] * len(dirs)
     tally, names = run(list(zip(dirs, tsvs, strict=True)))
-    write_atomic(Path(sm.output.table), "\n".join(table(tally)) + "\n")
+    write_text(Path(sm.output.table), "\n".join(table(tally)) + "\n")
     if hasattr(sm.output, "words"):
-        write_atomic(Path(sm.output.words), words_file(tally, names))
+        write_text(Path(sm.output.words), words_file(tally, names))
 
 
 if __name__ == "__main__":

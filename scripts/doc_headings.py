@@ -7,16 +7,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 from searchbench import headings  # noqa: E402
-from searchbench.atomic import write_text_atomic  # noqa: E402
+from searchbench.artifacts import write_text  # noqa: E402
 from searchbench.corpora import corpus_tree  # noqa: E402
-from searchbench.fileset import FILES_HEADER  # noqa: E402
-from searchbench.sampling import SYMBOL_COLUMNS, UNSEEN_COLUMNS, read_tsv, tsv_text  # noqa: E402
+from searchbench.fileset import read_files_tsv  # noqa: E402
+from searchbench.paths import encode_path  # noqa: E402
+from searchbench.sampling import SYMBOL_COLUMNS, UNSEEN_COLUMNS, tsv_text  # noqa: E402
 from searchbench.scriptmain import run_script  # noqa: E402
 
 
 def main(smk) -> None:
-    files = read_tsv(smk.input.files, list(FILES_HEADER))
-    texts = files[files["kind"] == "text"]["path"]
+    texts = [encode_path(e.path) for e in read_files_tsv(smk.input.files) if e.kind == "text"]
     table, unseen = headings.scan_headings(
         corpus_tree(smk.input.root),
         texts,
@@ -30,7 +30,7 @@ def main(smk) -> None:
         (smk.output.unseen, tsv_text(unseen, UNSEEN_COLUMNS)),
     ]
     for path, text in outputs:
-        write_text_atomic(Path(path), text)
+        write_text(Path(path), text)
     documents = table["path"].nunique()
     logging.info(f"documents with heading tokens\t{documents}")
     logging.info(f"heading tokens\t{len(table)}\tdistinct\t{table['symbol'].nunique()}")

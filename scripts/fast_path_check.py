@@ -1,11 +1,10 @@
 """Compare a tool's plain and fast-path runs byte for byte on a seeded sample of queries."""
 
-import json
 import logging
 import os
 from pathlib import Path
 
-from searchbench.atomic import write_text_atomic
+from searchbench.artifacts import write_json
 from searchbench.containment import read_containment
 from searchbench.fastpath import check_plan, compare, run_fast, walk_order
 from searchbench.paths import decode_path
@@ -57,7 +56,7 @@ def main(smk) -> None:
         "checks": checks,
         "decision": "fast path" if equivalent else "plain runs (fast path not equivalent)",
     }
-    write_text_atomic(Path(smk.output[0]), json.dumps(record, indent=2, sort_keys=True) + "\n")
+    write_json(smk.output[0], record)
 
 
 run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from searchbench.atomic import write_text_atomic
+from searchbench.artifacts import write_text
 from searchbench.fileset import read_files_tsv
 from searchbench.fileset_audit import audit_tool, format_audit, not_audited, target_set
 from searchbench.scriptmain import run_script  # noqa: E402
@@ -15,7 +15,7 @@ def main(smk) -> None:
         listed = [line for line in Path(listing).read_text().splitlines() if line]
         rows.append(audit_tool(tool, target, listed))
     rows += [not_audited(tool, target) for tool in smk.params.unaudited]
-    write_text_atomic(Path(smk.output[0]), format_audit(rows))
+    write_text(Path(smk.output[0]), format_audit(rows))
 
 
 run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

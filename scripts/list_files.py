@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from searchbench.atomic import write_text_atomic
+from searchbench.artifacts import write_text
 from searchbench.corpora import corpus_tree
 from searchbench.paths import encode_path
 from searchbench.runner import list_files
@@ -15,7 +15,7 @@ def main(smk) -> None:
     listed = list_files(
         tool, str(corpus_tree(smk.input.root)), timeout=max(600, smk.params.timeout)
     )
-    write_text_atomic(Path(smk.output[0]), "".join(f"{encode_path(p)}\n" for p in listed))
+    write_text(Path(smk.output[0]), "".join(f"{encode_path(p)}\n" for p in listed))
 
 
 run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

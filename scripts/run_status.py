@@ -2,13 +2,13 @@
 
 from pathlib import Path
 
-from searchbench.atomic import write_text_atomic
+from searchbench.artifacts import write_text
 from searchbench.run_status import format_status
 from searchbench.scriptmain import run_script  # noqa: E402
 
 
 def main(smk) -> None:
-    write_text_atomic(Path(smk.output[0]), format_status([Path(p) for p in smk.input]))
+    write_text(Path(smk.output[0]), format_status([Path(p) for p in smk.input]))
 
 
 run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

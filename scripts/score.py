@@ -1,21 +1,18 @@
 """Score every tool's run of one corpus and track: writes scores.tsv (docs/artifacts.md)."""
 
-import csv
 from pathlib import Path
 
+from searchbench.artifacts import read_tsv
 from searchbench.errors import BenchError
 from searchbench.metrics import read_raw_records, score_tools, write_scores
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.sampling import QUERY_COLUMNS
+from searchbench.scriptmain import run_script
 from searchbench.trec import read_qrels, read_run
 
 
 def read_qids(path: str) -> list[str]:
     """The qid column of queries.tsv (text as written, never converted)."""
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        if reader.fieldnames is None or "qid" not in reader.fieldnames:
-            raise BenchError(f"{path}: no 'qid' column in the header; rerun the queries rule")
-        return [row["qid"] for row in reader]
+    return [row["qid"] for row in read_tsv(path, QUERY_COLUMNS)]
 
 
 def main(smk) -> None:

@@ -5,7 +5,7 @@ import logging
 import os
 from pathlib import Path
 
-from searchbench.atomic import write_text_atomic
+from searchbench.artifacts import write_text
 from searchbench.containment import read_containment
 from searchbench.fastpath import run_fast, walk_order
 from searchbench.fileset import read_files_tsv
@@ -63,7 +63,7 @@ def main(smk) -> None:
             result.elapsed,
         )
     write_run(smk.output.run, run, tag=tool.spec.name)
-    write_text_atomic(Path(smk.output.raw), "".join(line + "\n" for line in raw_lines))
+    write_text(Path(smk.output.raw), "".join(line + "\n" for line in raw_lines))
 
 
 run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

@@ -3,7 +3,7 @@
 import logging
 from pathlib import Path
 
-from searchbench.atomic import write_text_atomic
+from searchbench.artifacts import write_text
 from searchbench.queries_io import read_queries
 from searchbench.runner import SearchResult, SearchSetup, run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
@@ -35,7 +35,7 @@ def main(smk) -> None:
         max(runs.values(), default=0),
         budget.budget_seconds,
     )
-    write_text_atomic(Path(smk.output[0]), format_timing(rows))
+    write_text(Path(smk.output[0]), format_timing(rows))
 
 
 run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

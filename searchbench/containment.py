@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import ahocorasick
 
+from searchbench.artifacts import tsv_rows, tsv_text
 from searchbench.errors import BenchError
 from searchbench.paths import decode_path, encode_path, strip_dot_slash
 
@@ -162,20 +163,12 @@ def containment_rows(
 
 def containment_text(rows: Iterable[tuple[str, bytes]]) -> str:
     """containing.tsv: `qid TAB path` (encoded), one row per file that holds the literal."""
-    return "\t".join(COLUMNS) + "\n" + "".join(f"{qid}\t{encode_path(p)}\n" for qid, p in rows)
+    return tsv_text(COLUMNS, ((qid, encode_path(p)) for qid, p in rows))
 
 
 def read_containment(path: str | os.PathLike) -> dict[str, set[bytes]]:
     """qid -> raw path bytes of every file containing its literal."""
     found: dict[str, set[bytes]] = {}
-    with open(path, encoding="utf-8", newline="\n") as handle:
-        header = handle.readline().rstrip("\n").split("\t")
-        if tuple(header) != COLUMNS:
-            raise BenchError(
-                f"{path}: header is {header}, expected {list(COLUMNS)}; "
-                "rerun the containment rule for this corpus"
-            )
-        for line in handle:
-            qid, token = line.rstrip("\n").split("\t")
-            found.setdefault(qid, set()).add(os.fsencode(decode_path(token)))
+    for _, (qid, token) in tsv_rows(path, COLUMNS):
+        found.setdefault(qid, set()).add(os.fsencode(decode_path(token)))
     return found

@@ -29,8 +29,9 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from searchbench.artifacts import json_text, stage_bytes
 from searchbench.errors import BenchError
-from searchbench.fileset import FileEntry, scan_files, write_files_tsv
+from searchbench.fileset import FileEntry, format_files_tsv, scan_files
 
 log = logging.getLogger(__name__)
 
@@ -811,14 +812,6 @@ def build_manifest(name: str, spec: dict, fetched: dict, entries: list[FileEntry
     return manifest
 
 
-def _write_temp(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-    return Path(tmp)
-
-
 def fetch_corpus(
     name: str,
     spec: dict,
@@ -854,12 +847,9 @@ def fetch_corpus(
         if not any(e.kind != "symlink" for e in entries):
             raise BenchError(f"corpus {name} has no files; check its source and `subdir`")
         manifest = build_manifest(name, spec, fetched, entries)
-        files_tmp = files_path.with_name(f".{files_path.name}.{os.getpid()}.tmp")
-        temps.append(files_tmp)
-        write_files_tsv(entries, files_tmp)
-        temps.append(
-            _write_temp(manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-        )
+        # Staged beside their targets, renamed only once the tree is in place.
+        temps.append(stage_bytes(files_path, format_files_tsv(entries).encode("utf-8")))
+        temps.append(stage_bytes(manifest_path, json_text(manifest).encode("utf-8")))
         previous = staging / "previous"
         if os.path.lexists(dest_root):
             os.rename(dest_root, previous)
@@ -869,7 +859,7 @@ def fetch_corpus(
             if os.path.lexists(previous):
                 os.rename(previous, dest_root)
             raise
-        os.replace(files_tmp, files_path)
+        os.replace(temps[0], files_path)
         os.replace(temps[1], manifest_path)
         log.info("corpus %s: %d files, %d bytes", name, manifest["files"], manifest["bytes"])
         return manifest

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from searchbench.artifacts import tsv_rows, tsv_text, write_text
 from searchbench.errors import BenchError
 from searchbench.paths import decode_path, encode_path
 
@@ -111,36 +112,21 @@ def scan_files(root: Path, languages: dict) -> list[FileEntry]:
 
 def format_files_tsv(entries: list[FileEntry]) -> str:
     """files.tsv text: header, then one encoded row per entry, sorted by raw path bytes."""
-    rows = ["\t".join(FILES_HEADER)]
-    for entry in sorted(entries, key=lambda e: os.fsencode(e.path)):
-        rows.append(f"{encode_path(entry.path)}\t{entry.bytes}\t{entry.kind}\t{entry.language}")
-    return "\n".join(rows) + "\n"
+    ordered = sorted(entries, key=lambda e: os.fsencode(e.path))
+    rows = ((encode_path(e.path), e.bytes, e.kind, e.language) for e in ordered)
+    return tsv_text(FILES_HEADER, rows)
 
 
 def write_files_tsv(entries: list[FileEntry], path: Path) -> None:
     """Write files.tsv atomically (temp file in the same folder, then rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        tmp.write_text(format_files_tsv(entries), encoding="utf-8", newline="\n")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_text(path, format_files_tsv(entries))
 
 
 def read_files_tsv(path: Path) -> list[FileEntry]:
     """Read files.tsv back; paths are decoded (os.fsencode gives the original bytes)."""
-    with open(path, encoding="utf-8", newline="\n") as handle:
-        lines = handle.read().split("\n")
-    if not lines or tuple(lines[0].split("\t")) != FILES_HEADER:
-        raise BenchError(f"{path} is not a files.tsv: expected header {' '.join(FILES_HEADER)}")
     entries = []
-    for number, line in enumerate(lines[1:], start=2):
-        if not line:
-            continue
-        fields = line.split("\t")
-        if len(fields) != 4 or fields[2] not in KINDS or not fields[1].isdigit():
-            raise BenchError(f"{path} line {number} is malformed: {line!r}")
+    for number, fields in tsv_rows(path, FILES_HEADER):
+        if fields[2] not in KINDS or not fields[1].isdigit():
+            raise BenchError(f"{path} line {number} is malformed: {fields!r}")
         entries.append(FileEntry(decode_path(fields[0]), int(fields[1]), fields[2], fields[3]))
     return entries

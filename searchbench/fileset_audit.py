@@ -9,6 +9,7 @@ listing goes through the same walk, ignore rules and binary detection as a real 
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from searchbench.artifacts import tsv_text
 from searchbench.fileset import FileEntry
 from searchbench.paths import encode_path
 
@@ -74,20 +75,12 @@ def _count(value: int | None) -> str:
 
 
 def format_audit(rows: Iterable[AuditRow]) -> str:
-    lines = ["\t".join(AUDIT_HEADER)]
-    for row in sorted(rows, key=lambda r: r.tool):
-        lines.append(
-            "\t".join(
-                [
-                    row.tool,
-                    str(row.target),
-                    _count(row.searched),
-                    _count(row.missing),
-                    _count(row.extra),
-                    _count(row.duplicates),
-                    ",".join(row.examples_missing) or "-",
-                    ",".join(row.examples_extra) or "-",
-                ]
-            )
-        )
-    return "\n".join(lines) + "\n"
+    return tsv_text(AUDIT_HEADER, (audit_fields(row) for row in sorted(rows, key=lambda r: r.tool)))
+
+
+def audit_fields(row: AuditRow) -> list[str]:
+    counts = (row.searched, row.missing, row.extra, row.duplicates)
+    return [
+        *(row.tool, str(row.target), *(_count(c) for c in counts)),
+        *(",".join(row.examples_missing) or "-", ",".join(row.examples_extra) or "-"),
+    ]

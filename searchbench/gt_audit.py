@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from searchbench.artifacts import write_text
 from searchbench.errors import BenchError
 from searchbench.paths import decode_path, encode_path
-from searchbench.sampling import QUERY_COLUMNS, read_tsv, tsv_text, write_atomic
+from searchbench.sampling import QUERY_COLUMNS, read_tsv, tsv_text
 
 AUDIT_COLUMNS = [
     "qid",
@@ -393,4 +394,4 @@ def write_audit(table: pd.DataFrame, summary: pd.DataFrame, audit_path, summary_
     texts = [(audit_path, tsv_text(table, AUDIT_COLUMNS))]
     texts.append((summary_path, tsv_text(summary, SUMMARY_COLUMNS)))
     for path, text in texts:
-        write_atomic(path, text)
+        write_text(path, text)

@@ -46,7 +46,6 @@ interval and p do not depend on which other tools are configured, and everything
 byte-identical for the same inputs and seed.
 """
 
-import json
 import os
 import zlib
 from collections.abc import Mapping, Sequence
@@ -56,7 +55,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from searchbench.atomic import write_text_atomic
+from searchbench.artifacts import json_text, tsv_text, write_text
 from searchbench.errors import BenchError
 from searchbench.measures import (  # noqa: F401 - VERDICTS re-exported for its readers
     METRICS,
@@ -556,20 +555,18 @@ def _tsv_cell(value: object) -> str:
 
 def inference_json(result: Mapping) -> str:
     """inference.json content: sorted keys, no NaN, trailing newline."""
-    return json.dumps(result, sort_keys=True, indent=2, allow_nan=False) + "\n"
+    return json_text(result)
 
 
 def inference_tsv(result: Mapping) -> str:
     """inference.tsv content: one row per comparison, the vs-baseline family first, then the
     all-pairs family (a pair with the baseline is already among the first rows)."""
-    lines = ["\t".join(TSV_COLUMNS)]
     pairs = [c for c in result.get("pairs", []) if c["family"] == "all-pairs"]
-    for comparison in [*result["comparisons"], *pairs]:
-        lines.append("\t".join(_tsv_cell(comparison[c]) for c in TSV_COLUMNS))
-    return "\n".join(lines) + "\n"
+    rows = [[_tsv_cell(comp[c]) for c in TSV_COLUMNS] for comp in [*result["comparisons"], *pairs]]
+    return tsv_text(TSV_COLUMNS, rows)
 
 
 def write_inference(result: Mapping, json_path: str | os.PathLike, tsv_path: str | os.PathLike):
     """Write inference.json and inference.tsv atomically (each)."""
-    write_text_atomic(json_path, inference_json(result))
-    write_text_atomic(tsv_path, inference_tsv(result))
+    write_text(json_path, inference_json(result))
+    write_text(tsv_path, inference_tsv(result))

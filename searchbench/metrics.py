@@ -8,12 +8,11 @@ reads and writes scores.tsv.
 import json
 import math
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 import pandas as pd
 
+from searchbench.artifacts import read_tsv_frame, tsv_text, write_text
 from searchbench.errors import BenchError
 from searchbench.measures import (  # noqa: F401 - re-exported: the per-query functions
     MEASURES,
@@ -224,42 +223,20 @@ def _cell(column: str, value: object) -> str:
 def scores_text(frame: pd.DataFrame) -> str:
     """scores.tsv content: header, rows sorted by (tool, qid), floats as %.17g."""
     frame = sort_scores(frame)
-    lines = ["\t".join(SCORE_COLUMNS)]
-    for row in frame.itertuples(index=False):
-        lines.append("\t".join(_cell(c, v) for c, v in zip(SCORE_COLUMNS, row, strict=True)))
-    return "\n".join(lines) + "\n"
+    rows = frame[list(SCORE_COLUMNS)].itertuples(index=False)
+    return tsv_text(
+        SCORE_COLUMNS, ([_cell(c, v) for c, v in zip(SCORE_COLUMNS, r, strict=True)] for r in rows)
+    )
 
 
 def write_scores(frame: pd.DataFrame, path: str | os.PathLike) -> None:
     """Write scores.tsv atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.write(scores_text(frame))
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_text(path, scores_text(frame))
 
 
 def read_scores(path: str | os.PathLike) -> pd.DataFrame:
     """Read scores.tsv with explicit types (qid/tool/status as text, never as NaN)."""
-    frame = pd.read_csv(
-        path,
-        sep="\t",
-        dtype=str,
-        keep_default_na=False,
-        na_filter=False,
-        encoding="utf-8",
-    )
-    if tuple(frame.columns) != SCORE_COLUMNS:
-        raise BenchError(
-            f"{path}: columns {list(frame.columns)} differ from {list(SCORE_COLUMNS)}; "
-            "rerun the score rule"
-        )
+    frame = read_tsv_frame(path, SCORE_COLUMNS)
     for column in FLOAT_COLUMNS:
         frame[column] = frame[column].astype(float)
     for column in INT_COLUMNS:

@@ -46,7 +46,6 @@ at n = 1000; tests/test_power.py checks the simulated power against the real inf
 on simulated samples.
 """
 
-import json
 import math
 import os
 from collections.abc import Mapping
@@ -55,7 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from searchbench.atomic import write_text_atomic
+from searchbench.artifacts import json_text, write_text
 from searchbench.errors import BenchError
 from searchbench.inference import (
     CONFIDENCE,
@@ -394,8 +393,8 @@ def run_power(
 
 def power_json(result: Mapping) -> str:
     """power.json content: sorted keys, no NaN, trailing newline."""
-    return json.dumps(result, sort_keys=True, indent=2, allow_nan=False) + "\n"
+    return json_text(result)
 
 
 def write_power(result: Mapping, path: str | os.PathLike) -> None:
-    write_text_atomic(path, power_json(result))
+    write_text(path, power_json(result))

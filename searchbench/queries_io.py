@@ -1,11 +1,12 @@
 """Reading a track's queries.tsv, shared by the search, timing and scoring steps."""
 
-import csv
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from searchbench.artifacts import read_tsv
 from searchbench.paths import decode_path
+from searchbench.sampling import QUERY_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -22,8 +23,7 @@ class Query:
 
 
 def read_queries(path: Path) -> list[Query]:
-    with open(path, encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    rows = read_tsv(path, QUERY_COLUMNS)
     return sorted(
         (Query(r["qid"], r["query"], r["path"], int(r["line"])) for r in rows),
         key=lambda q: q.qid,

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from searchbench.atomic import write_bytes_atomic
+from searchbench.artifacts import write_bytes
 from searchbench.errors import BenchError
 from searchbench.measures import DETECTED, METRIC_LABELS, MIN_QUERIES, SUBSETS, VERDICTS
 
@@ -1725,7 +1725,7 @@ def intro_html(model: Model) -> str:
 
 
 def write_atomic(path: str | Path, data: str | bytes) -> None:
-    write_bytes_atomic(path, data.encode("utf-8") if isinstance(data, str) else data)
+    write_bytes(path, data.encode("utf-8") if isinstance(data, str) else data)
 
 
 def current_umask() -> int:

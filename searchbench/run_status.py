@@ -5,6 +5,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from searchbench.artifacts import tsv_text
+
 STATUS_HEADER = (
     "corpus",
     "track",
@@ -38,8 +40,8 @@ def raw_key(path: Path) -> tuple[str, str, str]:
 
 
 def format_status(raw_paths: list[Path]) -> str:
-    lines = ["\t".join(STATUS_HEADER)]
+    rows = []
     for path in sorted(raw_paths, key=raw_key):
         counts = summarize_raw(path)
-        lines.append("\t".join([*raw_key(path), *(str(counts[k]) for k in STATUS_HEADER[3:])]))
-    return "\n".join(lines) + "\n"
+        rows.append([*raw_key(path), *(counts[k] for k in STATUS_HEADER[3:])])
+    return tsv_text(STATUS_HEADER, rows)

@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from searchbench.atomic import write_text_atomic
+from searchbench import artifacts
+from searchbench.artifacts import read_tsv_frame, write_text
 from searchbench.errors import BenchError
 from searchbench.paths import decode_path, encode_path
 from searchbench.symbols import names_among, tokens_in_files
@@ -28,6 +28,7 @@ SYMBOL_COLUMNS = ["symbol", "kind", "language", "path", "line", "rule"]
 UNSEEN_COLUMNS = ["path", "reason", "bytes"]
 CANDIDATE_COLUMNS = ["query", "language", "kind", "path", "line", "eligibility"]
 QUERY_COLUMNS = ["qid", *CANDIDATE_COLUMNS]
+FUNNEL_COLUMNS = ["step", "count"]
 # Unicode letters count (größe_berechnen is a name a user searches for); `$` is a letter in
 # JavaScript and PHP. Operators (`operator==`) and other non-names are dropped.
 IDENTIFIER = r"(?:[^\W\d][\w$]*|\$[\w$]*)"
@@ -48,16 +49,8 @@ Funnel = list[tuple[str, int]]
 
 
 def read_tsv(path: str | os.PathLike, columns: list[str]) -> pd.DataFrame:
-    """Read one of our TSV artifacts as strings; fail with a sentence if columns are wrong."""
-    frame = pd.read_csv(
-        path, sep="\t", dtype=str, keep_default_na=False, quoting=3, na_filter=False
-    )
-    if list(frame.columns) != columns:
-        raise BenchError(
-            f"{path}: header is {list(frame.columns)}, expected {columns}; "
-            "regenerate it with the rule that writes it (see docs/artifacts.md)"
-        )
-    return frame
+    """One of our TSV artifacts as a frame of strings (searchbench.artifacts checks the header)."""
+    return read_tsv_frame(path, columns)
 
 
 def read_symbols(path: str | os.PathLike) -> pd.DataFrame:
@@ -281,19 +274,8 @@ def check_answer_files(root: str | os.PathLike, sample: pd.DataFrame) -> None:
 # ---------------------------------------------------------------- writing
 
 
-def write_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write text (UTF-8, `\\n`) to path via a temp file in the same directory + os.replace."""
-    write_text_atomic(Path(path), text)
-
-
 def tsv_text(frame: pd.DataFrame, columns: list[str]) -> str:
-    lines = ["\t".join(columns)]
-    for row in frame[columns].itertuples(index=False):
-        fields = [str(v) for v in row]
-        if any(("\t" in f or "\n" in f) for f in fields):
-            raise BenchError(f"a field in {fields} contains a tab or newline; encode paths first")
-        lines.append("\t".join(fields))
-    return "\n".join(lines) + "\n"
+    return artifacts.tsv_text(columns, frame[columns].itertuples(index=False))
 
 
 def check_docid(path: str) -> str:
@@ -321,7 +303,7 @@ def qrels_text(sample: pd.DataFrame) -> str:
 
 
 def funnel_text(funnel: Funnel) -> str:
-    return "step\tcount\n" + "".join(f"{step}\t{count}\n" for step, count in funnel)
+    return artifacts.tsv_text(FUNNEL_COLUMNS, funnel)
 
 
 def write_outputs(sample: pd.DataFrame, funnel: Funnel, queries, qrels, funnel_path) -> None:
@@ -329,4 +311,4 @@ def write_outputs(sample: pd.DataFrame, funnel: Funnel, queries, qrels, funnel_p
     texts = [(queries, queries_text(sample)), (qrels, qrels_text(sample))]
     texts.append((funnel_path, funnel_text(funnel)))
     for path, text in texts:
-        write_atomic(path, text)
+        write_text(path, text)

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import yaml
 
-from searchbench.atomic import write_text_atomic
+from searchbench.artifacts import tsv_rows, tsv_text, write_text
 from searchbench.errors import BenchError
 from searchbench.paths import decode_path, encode_path, strip_dot_slash
 
@@ -424,46 +424,31 @@ def sort_unseen(rows: Iterable[UnseenRow]) -> list[UnseenRow]:
 
 
 def format_symbols_tsv(rows: Iterable[SymbolRow]) -> str:
-    lines = ["\t".join(SYMBOLS_HEADER)]
-    for r in sort_symbols(rows):
-        lines.append(
-            f"{r.symbol}\t{r.kind}\t{r.language}\t{encode_path(r.path)}\t{r.line}\t{r.rule}"
-        )
-    return "\n".join(lines) + "\n"
+    return tsv_text(
+        SYMBOLS_HEADER,
+        (
+            (r.symbol, r.kind, r.language, encode_path(r.path), r.line, r.rule)
+            for r in sort_symbols(rows)
+        ),
+    )
 
 
 def format_unseen_tsv(rows: Iterable[UnseenRow]) -> str:
-    lines = ["\t".join(UNSEEN_HEADER)]
-    for r in sort_unseen(rows):
-        lines.append(f"{encode_path(r.path)}\t{r.reason}\t{r.bytes}")
-    return "\n".join(lines) + "\n"
+    rows = sort_unseen(rows)
+    return tsv_text(UNSEEN_HEADER, ((encode_path(r.path), r.reason, r.bytes) for r in rows))
 
 
 def write_symbols_tsv(rows: Iterable[SymbolRow], path: Path) -> None:
-    write_text_atomic(Path(path), format_symbols_tsv(rows))
+    write_text(Path(path), format_symbols_tsv(rows))
 
 
 def write_unseen_tsv(rows: Iterable[UnseenRow], path: Path) -> None:
-    write_text_atomic(Path(path), format_unseen_tsv(rows))
-
-
-def _read_tsv(path: Path, header: tuple[str, ...]) -> Iterator[tuple[int, list[str]]]:
-    with open(path, encoding="utf-8", newline="\n") as handle:
-        lines = handle.read().split("\n")
-    if tuple(lines[0].split("\t")) != header:
-        raise BenchError(f"{path}: expected header {' '.join(header)}; regenerate it")
-    for number, line in enumerate(lines[1:], start=2):
-        if not line:
-            continue
-        fields = line.split("\t")
-        if len(fields) != len(header):
-            raise BenchError(f"{path} line {number} is malformed: {line!r}")
-        yield number, fields
+    write_text(Path(path), format_unseen_tsv(rows))
 
 
 def read_symbols_tsv(path: Path) -> list[SymbolRow]:
     rows = []
-    for number, f in _read_tsv(Path(path), SYMBOLS_HEADER):
+    for number, f in tsv_rows(path, SYMBOLS_HEADER):
         if not f[4].isdigit():
             raise BenchError(f"{path} line {number}: line {f[4]!r} is not a number")
         rows.append(SymbolRow(f[0], f[1], f[2], decode_path(f[3]), int(f[4]), f[5]))
@@ -472,7 +457,7 @@ def read_symbols_tsv(path: Path) -> list[SymbolRow]:
 
 def read_unseen_tsv(path: Path) -> list[UnseenRow]:
     rows = []
-    for number, f in _read_tsv(Path(path), UNSEEN_HEADER):
+    for number, f in tsv_rows(path, UNSEEN_HEADER):
         if f[1] not in UNSEEN_REASONS or not f[2].isdigit():
             raise BenchError(f"{path} line {number} is malformed: {f!r}")
         rows.append(UnseenRow(decode_path(f[0]), f[1], int(f[2])))

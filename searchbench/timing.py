@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from statistics import median
 from typing import TypeVar
 
+from searchbench.artifacts import tsv_text
 from searchbench.runner import SearchResult
 
 TIMING_HEADER = (
@@ -188,15 +189,16 @@ def time_queries(
 
 
 def format_timing(rows: Iterable[TimingRow]) -> str:
-    lines = ["\t".join(TIMING_HEADER)]
-    for row in rows:
-        exit_code = "-" if row.exit_code is None else str(row.exit_code)
-        lines.append(
-            f"{row.qid}\t{row.repeat}\t{row.runs}\t{row.warmups}\t{row.wall:.6f}\t"
-            f"{row.user:.6f}\t{row.sys:.6f}\t{row.peak_rss_kib}\t{row.rss_source}\t"
-            f"{str(row.timed_out).lower()}\t{exit_code}"
-        )
-    return "\n".join(lines) + "\n"
+    return tsv_text(TIMING_HEADER, (timing_fields(row) for row in rows))
+
+
+def timing_fields(row: TimingRow) -> tuple[object, ...]:
+    exit_code = "-" if row.exit_code is None else str(row.exit_code)
+    return (
+        *(row.qid, row.repeat, row.runs, row.warmups),
+        *(f"{row.wall:.6f}", f"{row.user:.6f}", f"{row.sys:.6f}"),
+        *(row.peak_rss_kib, row.rss_source, str(row.timed_out).lower(), exit_code),
+    )
 
 
 def peak_rss_kib(rows: Iterable[TimingRow]) -> int:

@@ -6,7 +6,6 @@ exact file with an argv list (never a shell string).
 """
 
 import hashlib
-import json
 import os
 import shutil
 import subprocess
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from searchbench.atomic import write_text_atomic
+from searchbench.artifacts import read_json, write_json
 from searchbench.errors import BenchError
 
 OUTPUT_FORMATS = ("grep-null", "git-null", "grep", "astgrep-json", "ctags")
@@ -229,7 +228,7 @@ def tool_record(tool: ResolvedTool) -> dict:
 def write_tools_json(tools: dict[str, ResolvedTool], path: str | os.PathLike) -> None:
     """Write results/tools.json (keys sorted, atomically)."""
     payload = {name: tool_record(tools[name]) for name in sorted(tools)}
-    write_text_atomic(path, json.dumps(payload, indent=2, sort_keys=True) + "\n")
+    write_json(path, payload)
 
 
 def tool_from_record(name: str, rec: dict) -> ResolvedTool:
@@ -254,26 +253,26 @@ def tool_from_record(name: str, rec: dict) -> ResolvedTool:
 
 def read_tools_json(path: str | os.PathLike) -> dict[str, ResolvedTool]:
     """Read results/tools.json back into ResolvedTools."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    data = read_json(path)
     return {name: tool_from_record(name, data[name]) for name in sorted(data)}
 
 
 def write_tool_json(tool: ResolvedTool, path: str | os.PathLike) -> None:
     """Write one tool's record (results/tools/{tool}.json), keys sorted, atomically."""
-    write_text_atomic(path, json.dumps(tool_record(tool), indent=2, sort_keys=True) + "\n")
+    write_json(path, tool_record(tool))
 
 
 def read_tool_json(path: str | os.PathLike) -> ResolvedTool:
     """Read one tool's record (results/tools/{tool}.json)."""
-    rec = json.loads(Path(path).read_text(encoding="utf-8"))
+    rec = read_json(path)
     return tool_from_record(rec["name"], rec)
 
 
 def combine_tool_records(paths: list[str | os.PathLike], path: str | os.PathLike) -> None:
     """Write results/tools.json, every tool's record keyed by name, from the per-tool files."""
-    records = [json.loads(Path(p).read_text(encoding="utf-8")) for p in paths]
+    records = [read_json(p) for p in paths]
     payload = {rec["name"]: rec for rec in records}
-    write_text_atomic(path, json.dumps(payload, indent=2, sort_keys=True) + "\n")
+    write_json(path, payload)
 
 
 def tool_identity(tool: ResolvedTool) -> dict:

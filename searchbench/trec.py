@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from searchbench.atomic import write_text_atomic
+from searchbench.artifacts import write_text
 from searchbench.errors import BenchError
 
 _WHITE = re.compile(r"\s")
@@ -33,7 +33,7 @@ def _check_field(value: str, what: str, where: str) -> None:
 
 
 def _write_atomic(path: str | os.PathLike, lines: Iterable[str]) -> None:
-    write_text_atomic(path, "".join(lines))
+    write_text(path, "".join(lines))
 
 
 def qrels_lines(qrels: Mapping[str, Mapping[str, int]], path: str = "<qrels>") -> list[str]:

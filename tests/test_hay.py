@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from searchbench.errors import BenchError
 from searchbench.hay import misfires
 from searchbench.hay.cli import parse_args, rg_argv
 from searchbench.hay.signals import (
@@ -427,7 +428,7 @@ def test_symbols_tsv_reader(tmp_path: Path) -> None:
     assert misfires.read_symbols(good)[0]["line"] == "3"
     bad = tmp_path / "bad.tsv"
     bad.write_text("name\tpath\n")
-    with pytest.raises(ValueError, match="header must be"):
+    with pytest.raises(BenchError, match=r"header is \['name', 'path'\], expected"):
         misfires.read_symbols(bad)
 
 

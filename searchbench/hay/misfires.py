@@ -7,7 +7,6 @@ declaration line (true) and elsewhere (false). Firings on comment or prose lines
 apart, because hay removes those by a structural rule rather than by word.
 """
 
-import csv
 import json
 import os
 import re
@@ -17,14 +16,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from searchbench.artifacts import read_tsv
 from searchbench.hay.signals import (
     cshape_raw,
     is_comment_line,
     is_prose_file,
     word_before,
 )
+from searchbench.symbols import SYMBOLS_HEADER
 
-SYMBOLS_HEADER = ["symbol", "kind", "language", "path", "line", "rule"]
 _CALL = re.compile(rb"([A-Za-z_$][\w$]*)\s*(?:<[^()]*>\s*)?\(")
 # Derivation rule for the exclusion list: a word is excluded when it fired falsely on code
 # lines at least MIN_FALSE times and at most MAX_TRUE_SHARE of its firings were true.
@@ -42,13 +42,7 @@ class Tally:
 
 
 def read_symbols(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-        if reader.fieldnames != SYMBOLS_HEADER:
-            raise ValueError(
-                f"{path}: header must be {' '.join(SYMBOLS_HEADER)}, got {reader.fieldnames}"
-            )
-        return list(reader)
+    return read_tsv(path, SYMBOLS_HEADER)
 
 
 def ctags_symbols(root: Path, ctags: str = "ctags") -> list[dict[str, str]]:
