@@ -303,7 +303,7 @@ def report_model(tmp_path: Path):
     """The report fixture's alpha corpus plus a tool identical to the baseline, through the
     real inference and power steps, read by the report."""
     from searchbench.metrics import read_scores
-    from searchbench.report import build_model
+    from searchbench.report.model import build_model
 
     fix = ROOT / "tests" / "fixtures" / "report" / "results"
     scores = read_scores(fix / "alpha" / "code" / "scores.tsv")
@@ -334,7 +334,7 @@ def report_model(tmp_path: Path):
 
 
 def test_report_shows_the_mde_identical_and_what_left_holm(tmp_path):
-    from searchbench.report import render_html, render_markdown
+    from searchbench.report.page import render_html, render_markdown
 
     model, inference, power = report_model(tmp_path)
     html = render_html(model, {}, "")
@@ -371,7 +371,8 @@ def test_report_shows_the_mde_identical_and_what_left_holm(tmp_path):
 
 
 def test_report_says_when_nothing_could_have_been_detected():
-    from searchbench.report import Section, power_html, power_reading
+    from searchbench.report.model import Section
+    from searchbench.report.sections.power import power_html, power_reading
 
     assert power_reading({"verdict": "not detected", "diff": 0.02}, 0.05).endswith(
         "could not reliably have been detected"

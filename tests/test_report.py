@@ -15,13 +15,9 @@ import numpy as np
 import pytest
 
 from searchbench.errors import BenchError
-from searchbench.report import (
-    build_model,
-    build_report,
-    load_inference,
-    rank_bucket,
-    timing_summary,
-)
+from searchbench.report import build_report
+from searchbench.report.model import build_model, load_inference
+from searchbench.report.summaries import rank_bucket, timing_summary
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "tests" / "fixtures" / "report" / "results"
@@ -596,7 +592,7 @@ def test_all_pairs_table_is_antisymmetric(tmp_path: Path) -> None:
 
 
 def test_fast_path_checks_are_shown_per_tool_with_their_outcome():
-    from searchbench.report import fast_path_html, fast_path_rows
+    from searchbench.report.sections.fast_path import fast_path_html, fast_path_rows
 
     checks = [
         {
@@ -633,7 +629,7 @@ def test_fast_path_checks_are_shown_per_tool_with_their_outcome():
 def test_word_match_names_the_tools_without_a_whole_word_form():
     from types import SimpleNamespace
 
-    from searchbench.report import word_match_note
+    from searchbench.report.sections.intro import word_match_note
 
     tools = [
         {"name": "rg", "argv": ["{binary}", "{word}", "-e", "{query}"]},
@@ -647,7 +643,7 @@ def test_word_match_names_the_tools_without_a_whole_word_form():
 
 
 def test_quality_time_labels_stay_apart():
-    from searchbench.report import spread_labels
+    from searchbench.report.charts import spread_labels
 
     rows = [
         {"tool": "hay", "mrr": 0.95},
@@ -663,7 +659,7 @@ def test_quality_time_labels_stay_apart():
 def test_a_tool_without_a_parser_for_some_queries_is_marked_with_the_count():
     """Issue 8 item 4: ctags scored 0 on Swift and read as "detected worse". A tool that
     declares its languages gets a caveat naming what it cannot parse and how many queries."""
-    from searchbench.report import language_caveats
+    from searchbench.report.sections.results import language_caveats
 
     sec = SimpleNamespace(track="code", corpus="mix", tools=["ctags", "rg", "hay"])
     gt = [

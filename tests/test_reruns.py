@@ -400,7 +400,7 @@ def test_changing_hays_code_reruns_only_hay(fx):
 
 
 def test_changing_the_report_code_reruns_only_the_report(fx):
-    report = fx.workflow / "searchbench" / "report.py"
+    report = fx.workflow / "searchbench" / "report" / "sections" / "skipped.py"
     with fx.edited(report, report.read_text() + "\n# a change\n"):
         assert fx.planned() == {job("report"), job("all")}
 

@@ -9,7 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from searchbench.corpora import corpus_tree
-from searchbench.report import read_tsv, runs_flag, timing_summary
+from searchbench.report.model import read_tsv
+from searchbench.report.summaries import runs_flag, timing_summary
 from searchbench.runner import SearchSetup, run_tool
 from searchbench.subsample import seeded_subsample
 from searchbench.timing import (

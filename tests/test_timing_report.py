@@ -3,15 +3,12 @@
 import shutil
 from pathlib import Path
 
-from searchbench.report import (
-    TIMING_OFF,
-    build_model,
-    build_report,
-    render_html,
-    render_markdown,
-    section_charts,
-    timing_summary,
-)
+from searchbench.report import build_report
+from searchbench.report.charts import section_charts
+from searchbench.report.model import build_model
+from searchbench.report.page import render_html, render_markdown
+from searchbench.report.sections.intro import TIMING_OFF
+from searchbench.report.summaries import timing_summary
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "report" / "results"
 CORPORA = ("alpha", "tiny")

@@ -1,0 +1,19 @@
+"""The report's sections in page order.
+
+Each module renders itself: `html(page) -> list[str]` and `markdown(model) -> list[str]`
+(an empty list where a format leaves it out). `corpus` repeats its own parts for every
+corpus and track. Adding a section: one module, one entry here, one rule input
+(searchbench/report/inputs.py).
+"""
+
+from searchbench.report.sections import (
+    corpus,
+    docs_unmeasured,
+    intro,
+    overview,
+    provenance,
+    runs,
+    skipped,
+)
+
+SECTIONS = (intro, overview, corpus, docs_unmeasured, runs, skipped, provenance)

@@ -1,0 +1,271 @@
+"""Per corpus and track: the results tables, verdicts and the notes needed to read them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from searchbench.measures import DETECTED, SUBSETS
+from searchbench.report.charts import Page
+from searchbench.report.fmt import (
+    METRIC_LABEL,
+    METRICS,
+    esc,
+    fmt_ci,
+    fmt_num,
+    fmt_p,
+    fmt_signed,
+    md_table,
+)
+from searchbench.report.model import Model, Section, table_rows
+
+
+def subset_note(sec: Section) -> str:
+    n, k = len(sec.qids), len(sec.trivial)
+    share = k / n if n else 0.0
+    return (
+        f"{k} of {n} queries ({share:.1%}) are trivial: the symbol occurs in one file only, so "
+        f"every tool that finds it ranks it first. The discriminating subset is the other "
+        f"{n - k}."
+    )
+
+
+def evidence_note(sec: Section, min_queries: int) -> str | None:
+    if len(sec.qids) < min_queries:
+        return (
+            f"not evidence: only {len(sec.qids)} queries (fewer than {min_queries}); "
+            f"no difference is claimed for {sec.corpus}/{sec.track}."
+        )
+    return None
+
+
+def md_metric_cell(row: dict[str, Any]) -> str:
+    verdict = row["verdict"]
+    if verdict == "baseline":
+        return f"{fmt_num(row['mean'])} (baseline)"
+    if verdict == "identical":
+        return f"{fmt_num(row['mean'])} (identical to the baseline)"
+    if row["diff"] is None:
+        return fmt_num(row["mean"])
+    text = (
+        f"{fmt_num(row['mean'])} ({fmt_signed(row['diff'])} "
+        f"{fmt_ci(row['ci_low'], row['ci_high'])}, p={fmt_p(row['p_randomization'])}, "
+        f"Holm p={fmt_p(row['p_holm'])})"
+    )
+    if verdict in DETECTED:
+        return f"**{text} {verdict}**"
+    if verdict == "tests disagree":
+        return f"{text} tests disagree †"
+    if verdict == "not evidence":
+        return f"_{text} not evidence_"
+    return f"{text} {verdict}"
+
+
+def language_caveats(model: Model, sec: Section) -> dict[str, tuple[str, str]]:
+    """Tools that declare the languages they parse, on a code track with queries in others:
+    those queries count as misses in the tool's scores, which says nothing about its ranking
+    (issue 8: ctags 5.9 has no Swift parser and was "detected worse" on Swift).
+    Per tool: a short label for its row and the sentence for the section."""
+    if sec.track != "code":
+        return {}
+    per_language = {
+        r["language"]: int(r["queries"])
+        for r in model.gt_audit.get(sec.corpus, [])
+        if r.get("language") not in (None, "all")
+    }
+    total = sum(per_language.values())
+    caveats = {}
+    for record in model.tools:
+        tool, parsed = str(record.get("name")), record.get("languages")
+        if parsed is None or tool not in sec.tools:
+            continue
+        unparsed = sorted(lang for lang in per_language if lang not in parsed)
+        n = sum(per_language[lang] for lang in unparsed)
+        if n:
+            caveats[tool] = (
+                f"no parser: {', '.join(unparsed)}",
+                f"{tool}: no parser for {', '.join(unparsed)}; {n} of {total} queries are in "
+                f"{'that language' if len(unparsed) == 1 else 'those languages'} and count as "
+                "misses in its scores, whatever its ranking.",
+            )
+    return caveats
+
+
+def verdict_cell(verdict: str, attrs: str) -> str:
+    if verdict in DETECTED:
+        vtext, vcls = f"<strong>{esc(verdict)}</strong>", "verdict detected"
+    elif verdict == "tests disagree":
+        vtext, vcls = '<span class="badge disagree">tests disagree †</span>', "verdict disagree"
+    elif verdict == "not evidence":
+        vtext = '<span class="badge not-evidence">not evidence</span>'
+        vcls = "verdict not-evidence"
+    elif verdict == "identical":
+        vtext, vcls = '<span class="badge identical">identical</span>', "verdict identical"
+    else:
+        vtext, vcls = esc(verdict), "verdict"
+    return f'<td class="name {vcls}" {attrs} data-field="verdict">{vtext}</td>'
+
+
+def metric_cells(row: dict[str, Any]) -> str:
+    """The five cells of one tool x metric group: bold only where detected, grey where the
+    comparison is not evidence."""
+    attrs = f'data-tool="{esc(row["tool"])}" data-metric="{esc(row["metric"])}"'
+    verdict = row["verdict"]
+    detected = verdict in DETECTED
+    klass = {"not evidence": ' class="not-evidence"', "identical": ' class="identical"'}.get(
+        verdict, ""
+    )
+
+    def cell(field_name: str, text: str) -> str:
+        inner = f"<strong>{esc(text)}</strong>" if detected else esc(text)
+        return f'<td{klass} {attrs} data-field="{field_name}">{inner}</td>'
+
+    mean_cell = cell("mean", fmt_num(row["mean"]))
+    if verdict == "baseline":
+        return (
+            mean_cell + f'<td colspan="4" class="name" {attrs} data-field="verdict">baseline</td>'
+        )
+    if row["diff"] is None:
+        return (
+            mean_cell
+            + f'<td colspan="3"{klass} {attrs} data-field="diff">no query to compare</td>'
+            + verdict_cell(verdict or "no comparison", attrs)
+        )
+    return (
+        mean_cell
+        + cell("diff", f"{fmt_signed(row['diff'])} {fmt_ci(row['ci_low'], row['ci_high'])}")
+        + cell("p_randomization", fmt_p(row["p_randomization"]))
+        + cell("p_holm", fmt_p(row["p_holm"]))
+        + verdict_cell(verdict, attrs)
+    )
+
+
+def results_table(
+    sec: Section, subset: str, caveats: dict[str, tuple[str, str]] | None = None
+) -> str:
+    rows = table_rows(sec, subset)
+    head1 = '<th class="name" rowspan="2">tool</th>' + "".join(
+        f'<th colspan="5">{esc(lbl)}{" (primary)" if m == "rr" else ""}</th>' for m, lbl in METRICS
+    )
+    head2 = "".join(
+        f"<th>mean</th><th>diff vs {esc(sec.baseline)} [95% CI]</th><th>p rand.</th>"
+        "<th>p Holm</th><th>verdict</th>"
+        for _ in METRICS
+    )
+    body = []
+    for tool in sec.tools:
+        trows = [r for r in rows if r["tool"] == tool]
+        not_ev = tool != sec.baseline and all(r["verdict"] == "not evidence" for r in trows)
+        cls = ' class="not-evidence"' if not_ev else ""
+        cells = "".join(metric_cells(r) for r in trows)
+        caveat = (caveats or {}).get(tool)
+        mark = (
+            f' <span class="caveat" title="{esc(caveat[1])}">({esc(caveat[0])})</span>'
+            if caveat
+            else ""
+        )
+        body.append(
+            f'<tr{cls} data-tool="{esc(tool)}"><td class="name">{esc(tool)}{mark}</td>{cells}</tr>'
+        )
+    table_id = f"table-{sec.corpus}-{sec.track}-{subset}"
+    return (
+        f'<div class="scroll"><table class="results" id="{esc(table_id)}" '
+        f'data-corpus="{esc(sec.corpus)}" data-track="{esc(sec.track)}" '
+        f'data-subset="{esc(subset)}"><thead><tr>{head1}</tr>'
+        f"<tr>{head2}</tr></thead><tbody>{''.join(body)}</tbody></table></div>\n"
+    )
+
+
+LEGEND_NOTE = (
+    "Bold: detected (interval excludes 0 and the test rejects). † tests disagree: the "
+    "bootstrap interval and the randomization test give different answers; the conservative "
+    "reading (not detected) is taken. Grey: not evidence (fewer queries than the minimum, or "
+    "so few queries where the two tools differ that no test could reach α). Identical: the "
+    "tool ranks the right file exactly as the baseline on every query (nothing to test). "
+    "Holm p is – where the comparison left the Holm family (Tarone's rule, listed above)."
+)
+
+
+def holm_note(meta: dict[str, Any], baseline: str) -> str | None:
+    """Which comparisons left the vs-baseline Holm family (Tarone's rule), and its sizes."""
+    sizes = meta.get("holm_m")
+    if not isinstance(sizes, dict):
+        return None
+    parts = [
+        f"{label} {sizes[m].get('all', '?')} (all), {sizes[m].get('discriminating', '?')} "
+        "(discriminating)"
+        for m, label in METRICS
+        if isinstance(sizes.get(m), dict)
+    ]
+    text = (
+        "Holm family sizes m after Tarone's rule: "
+        + "; ".join(parts)
+        + ". An adjusted p depends on its family: on m and on which comparisons are in it, "
+        "so adding or removing a tool changes the others' adjusted p (never their interval or "
+        "raw p)."
+    )
+    identical = [str(t) for t in meta.get("identical_tools") or []]
+    if identical:
+        text += f" Left out as identical to {baseline} (nothing to test): {', '.join(identical)}."
+    unreachable: dict[str, list[str]] = {}
+    for e in meta.get("holm_excluded") or []:
+        if str(e.get("reason", "")).startswith("cannot reach"):
+            where = f"{METRIC_LABEL.get(e['metric'], e['metric'])} {e['subset']}"
+            unreachable.setdefault(str(e["tool"]), []).append(f"{where}: n_eff {e['n_eff']}")
+    if unreachable:
+        text += (
+            " Left out because too few queries differ for any p to reach α (their verdict is "
+            "not evidence): "
+            + "; ".join(f"{t} ({', '.join(v)})" for t, v in sorted(unreachable.items()))
+            + "."
+        )
+    return text
+
+
+def html(page: Page, sec: Section) -> list[str]:
+    """Heading, how to read it, and one results table per query subset."""
+    model, meta = page.model, sec.meta
+    out = [f'<h2 id="{esc(sec.corpus)}-{esc(sec.track)}">{esc(sec.corpus)} / {esc(sec.track)}</h2>']
+    note = evidence_note(sec, model.min_queries)
+    if note:
+        out.append(
+            '<p class="note"><span class="badge not-evidence">not evidence</span> '
+            f'<span class="not-evidence">{esc(note)}</span></p>'
+        )
+    out.append(
+        f"<p>{esc(subset_note(sec))} Inference: {esc(meta.get('resamples', '?'))} resamples, "
+        f"seed {esc(meta.get('seed', '?'))}, α = {esc(meta.get('alpha', '?'))}; family: "
+        f"{esc(meta.get('family', 'not stated'))}.</p>"
+    )
+    holm = holm_note(meta, sec.baseline)
+    out += [f'<p class="note">{esc(holm)}</p>'] if holm else []
+    out += [f'<p class="warn">{esc(w)}</p>' for w in sec.warnings]
+    caveats = language_caveats(model, sec)
+    out += [f'<p class="note caveat">{esc(text)}</p>' for _, text in caveats.values()]
+    for subset in SUBSETS:
+        title = "All queries" if subset == "all" else "Discriminating queries (not trivial)"
+        out.append(f"<h3>{title} (n = {len(sec.subset_qids(subset))})</h3>")
+        out.append(results_table(sec, subset, caveats))
+    out.append(f'<p class="note">{esc(LEGEND_NOTE)}</p>')
+    return out
+
+
+def markdown(model: Model, sec: Section) -> list[str]:
+    out = [f"## {sec.corpus} / {sec.track}\n"]
+    note = evidence_note(sec, model.min_queries)
+    if note:
+        out.append(f"**{note}**\n")
+    out.append(subset_note(sec) + "\n")
+    caveats = language_caveats(model, sec)
+    out += [f"{text}\n" for _, text in caveats.values()]
+    for subset in SUBSETS:
+        rows = table_rows(sec, subset)
+        out.append(f"### {subset} queries (n = {len(sec.subset_qids(subset))})\n")
+        body = []
+        for tool in sec.tools:
+            cells = [md_metric_cell(r) for r in rows if r["tool"] == tool]
+            label = f"{tool} ({caveats[tool][0]})" if tool in caveats else tool
+            body.append([label, *cells])
+        out.append(md_table(["tool", *[lbl for _, lbl in METRICS]], body))
+    holm = holm_note(sec.meta, sec.baseline)
+    out += [holm + "\n"] if holm else []
+    return out + [f"- warning: {w}\n" for w in sec.warnings]
