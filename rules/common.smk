@@ -34,6 +34,7 @@ from searchbench.configcheck import (  # noqa: E402
 from searchbench.corpora import directory_revision, is_local_git  # noqa: E402
 from searchbench.codehash import script_code_hash  # noqa: E402
 from searchbench.errors import BenchError  # noqa: E402
+from searchbench.report.inputs import rule_inputs  # noqa: E402
 from searchbench.headings import docs_shape, token_rules  # noqa: E402
 from searchbench.tools import (
     resolve_tools,
@@ -243,6 +244,41 @@ def on_track(track: str, pattern: str, **wildcards) -> list[str]:
         for corpus in corpora
         if track == "code" or track in measured_tracks(corpus)
     ]
+
+
+def report_keys(keyed_by: str, track: str) -> list[dict[str, str]]:
+    """The wildcard values of one kind of report input (searchbench/report/inputs.py)."""
+    corpora = [{"corpus": c} for c in CORPORA]
+    if keyed_by == "run":
+        return [{}]
+    if keyed_by == "corpus":
+        return corpora
+    if keyed_by == "timed tool":
+        return (
+            [{"corpus": c, "tool": t} for c in CORPORA for t in TOOLS]
+            if TIMING_ENABLED
+            else []
+        )
+    sections = [
+        {"corpus": c, "track": track}
+        for c in CORPORA
+        if track == "code" or track in measured_tracks(c)
+    ]
+    if keyed_by == "track":
+        return sections
+    return [{**s, "tool": t} for s in sections for t in FAST_PATH_TOOLS]
+
+
+def report_input_paths(track: str) -> dict[str, list[str]]:
+    return {name: i["paths"] for name, i in rule_inputs(track, report_keys).items()}
+
+
+def report_input_keys() -> dict[str, list[list[str]]]:
+    return {
+        name: i["keys"]
+        for track in ("code", "docs")
+        for name, i in rule_inputs(track, report_keys).items()
+    }
 
 
 def corpus_targets(corpus: str) -> list[str]:

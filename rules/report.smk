@@ -1,45 +1,9 @@
 rule report:
     input:
-        # One input per track: only the docs track's wait on its queries' checkpoint.
-        scores=lambda wildcards: on_track("code", "results/{corpus}/{track}/scores.tsv"),
-        docs_scores=lambda wildcards: on_track(
-            "docs", "results/{corpus}/{track}/scores.tsv"
-        ),
-        inference=lambda wildcards: on_track(
-            "code", "results/{corpus}/{track}/inference.json"
-        ),
-        docs_inference=lambda wildcards: on_track(
-            "docs", "results/{corpus}/{track}/inference.json"
-        ),
-        power=lambda wildcards: on_track("code", "results/{corpus}/{track}/power.json"),
-        docs_power=lambda wildcards: on_track(
-            "docs", "results/{corpus}/{track}/power.json"
-        ),
-        fast_path=lambda wildcards: [
-            path
-            for tool in FAST_PATH_TOOLS
-            for path in on_track(
-                "code", "results/{corpus}/{track}/fastpath/{tool}.json", tool=tool
-            )
-        ],
-        docs_fast_path=lambda wildcards: [
-            path
-            for tool in FAST_PATH_TOOLS
-            for path in on_track(
-                "docs", "results/{corpus}/{track}/fastpath/{tool}.json", tool=tool
-            )
-        ],
-        corpus=expand("results/{corpus}/corpus.json", corpus=CORPORA),
-        tools="results/tools.json",
-        run_status="results/run_status.tsv",
-        timing=[table for corpus in CORPORA for table in timing_tables(corpus)],
-        funnel=expand("results/{corpus}/code/funnel.tsv", corpus=CORPORA),
-        docs_funnel=expand("results/{corpus}/docs/funnel.tsv", corpus=CORPORA),
-        declared_in_code=expand(
-            "results/{corpus}/docs/declared_in_code.tsv", corpus=CORPORA
-        ),
-        gt_audit=expand("results/{corpus}/code/gt_audit_summary.tsv", corpus=CORPORA),
-        fileset_audit=expand("results/{corpus}/fileset_audit.tsv", corpus=CORPORA),
+        # Every artifact of searchbench/report/inputs.py ARTIFACTS, one named input each;
+        # the docs track's are separate: only they wait on its queries' checkpoint.
+        unpack(lambda wildcards: report_input_paths("code")),
+        unpack(lambda wildcards: report_input_paths("docs")),
     output:
         html=report(
             "results/report/index.html",
@@ -67,6 +31,8 @@ rule report:
     conda:
         "../envs/python.yaml"
     params:
+        # each input's wildcard values, in input order: the report reads no name from a path
+        input_keys=lambda wildcards: report_input_keys(),
         config=config,
         rerun_on_skipped_tools=SKIPPED_TOOLS,
         config_hash=config_hash(),

@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 from searchbench.artifacts import write_text  # noqa: E402
 from searchbench.corpora import corpus_tree  # noqa: E402
-from searchbench.headings import declared_in_code, tokens_in_documents  # noqa: E402
+from searchbench.headings import DECLARED_COLUMNS, declared_in_code, tokens_in_documents  # noqa: E402
 from searchbench.sampling import (  # noqa: E402
     IDENTIFIER,
     read_symbols,
@@ -54,7 +54,7 @@ def main(smk) -> None:
             declared = declared_in_code(sample, read_symbols(smk.input.code_symbols))
         write_outputs(sample, funnel, smk.output.queries, smk.output.qrels, smk.output.funnel)
         if declared is not None:
-            write_text(Path(smk.output.declared), tsv_text(declared, list(declared)))
+            write_text(Path(smk.output.declared), tsv_text(declared, list(DECLARED_COLUMNS)))
             shared = int((declared["declared_in_code"] == "yes").sum())
             logging.info(f"declared in code	{shared} of {len(declared)}")
         for step, count in funnel:

@@ -89,6 +89,8 @@ def tsv_text(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
 
 def tsv_rows(path: str | os.PathLike, columns: Sequence[str]) -> Iterator[tuple[int, list[str]]]:
     """(line number, fields) of each data row of a TSV artifact whose header is `columns`."""
+    if not Path(path).is_file():
+        raise BenchError(f"{path} does not exist: run the rule that writes it first")
     with open(path, encoding="utf-8", newline="\n") as handle:
         lines = handle.read().split("\n")
     header = lines[0].split("\t")

@@ -278,15 +278,14 @@ def tokens_in_documents(root: str | os.PathLike, paths: Iterable[str]) -> set[by
     return found
 
 
+DECLARED_COLUMNS = ("qid", "query", "declared_in_code")  # declared_in_code.tsv
+
+
 def declared_in_code(sample: pd.DataFrame, code_symbols: pd.DataFrame) -> pd.DataFrame:
     """Per docs query: is the token also a declaration in the code (the symbol table)?
     Such queries stay in the track on purpose (a declaration prior may find the code first,
     which is the point of the track); the report says how many there are."""
     declared = set(code_symbols["symbol"])
-    return pd.DataFrame(
-        {
-            "qid": sample["qid"],
-            "query": sample["query"],
-            "declared_in_code": ["yes" if q in declared else "no" for q in sample["query"]],
-        }
-    )
+    flags = ["yes" if q in declared else "no" for q in sample["query"]]
+    values = (sample["qid"], sample["query"], flags)
+    return pd.DataFrame(dict(zip(DECLARED_COLUMNS, values, strict=True)))

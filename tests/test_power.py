@@ -302,8 +302,9 @@ def test_written_power_json_round_trips(tmp_path):
 def report_model(tmp_path: Path):
     """The report fixture's alpha corpus plus a tool identical to the baseline, through the
     real inference and power steps, read by the report."""
+    from report_paths import build_model
+
     from searchbench.metrics import read_scores
-    from searchbench.report.model import build_model
 
     fix = ROOT / "tests" / "fixtures" / "report" / "results"
     scores = read_scores(fix / "alpha" / "code" / "scores.tsv")

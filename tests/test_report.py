@@ -13,10 +13,11 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from report_paths import build_model, build_report
 
 from searchbench.errors import BenchError
-from searchbench.report import build_report
-from searchbench.report.model import build_model, load_inference
+from searchbench.report.inputs import ARTIFACTS, ReportInputs, as_list, key_of, rule_inputs
+from searchbench.report.model import load_inference
 from searchbench.report.summaries import rank_bucket, timing_summary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -453,7 +454,11 @@ def test_script_gives_byte_identical_outputs(built: Path, tmp_path: Path) -> Non
             html=str(out / "index.html"), md=str(out / "summary.md"),
             csv=str(out / "summary.csv"), charts=str(out / "charts"),
         ),
-        params=SimpleNamespace(config=CONFIG, config_hash=CONFIG_HASH, command=COMMAND),
+        params=SimpleNamespace(
+            input_keys={name: [list(key_of(name, p)) for p in as_list(paths)]
+                        for name, paths in inputs().items()},
+            config=CONFIG, config_hash=CONFIG_HASH, command=COMMAND,
+        ),
         log=[],
     )  # fmt: skip
     runpy.run_path(str(ROOT / "scripts" / "report.py"), init_globals={"snakemake": smk})
@@ -463,6 +468,42 @@ def test_script_gives_byte_identical_outputs(built: Path, tmp_path: Path) -> Non
     for rel in first:
         assert (built / rel).read_bytes() == (out / rel).read_bytes(), rel
     assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temp left behind
+
+
+def test_rule_inputs_key_every_path_by_its_wildcards() -> None:
+    """The rule's inputs and params.input_keys come from one table: each path is its pattern
+    filled with its key, the docs track's per-track inputs are docs_*, and a key list that
+    does not match its paths is refused."""
+
+    def keys_of(keyed_by: str, track: str) -> list[dict[str, str]]:
+        corpora = [{"corpus": c} for c in ("b-corpus", "a.corpus")]
+        return {
+            "run": [{}],
+            "corpus": corpora,
+            "timed tool": [{**c, "tool": "rg"} for c in corpora],
+            "track": [{**c, "track": track} for c in corpora],
+            "track, fast-path tool": [{**c, "track": track, "tool": "ugrep"} for c in corpora],
+        }[keyed_by]
+
+    code, docs = rule_inputs("code", keys_of), rule_inputs("docs", keys_of)
+    assert set(code) == set(ARTIFACTS)
+    assert set(docs) == {"docs_scores", "docs_inference", "docs_power", "docs_fast_path"}
+    assert docs["docs_fast_path"]["paths"][1] == "results/a.corpus/docs/fastpath/ugrep.json"
+    assert docs["docs_fast_path"]["keys"][1] == ["a.corpus", "docs", "ugrep"]
+    assert code["timing"]["keys"] == [["b-corpus", "rg"], ["a.corpus", "rg"]]
+    rule_input = SimpleNamespace(**{n: i["paths"] for n, i in {**code, **docs}.items()})
+    keys = {n: i["keys"] for n, i in {**code, **docs}.items()}
+    got = ReportInputs.from_rule(rule_input, keys, config={}, config_hash="", command="")
+    assert got.keyed("scores") == {
+        ("a.corpus", "code"): Path("results/a.corpus/code/scores.tsv"),
+        ("a.corpus", "docs"): Path("results/a.corpus/docs/scores.tsv"),
+        ("b-corpus", "code"): Path("results/b-corpus/code/scores.tsv"),
+        ("b-corpus", "docs"): Path("results/b-corpus/docs/scores.tsv"),
+    }
+    assert got.by_corpus("docs_funnel")["a.corpus"] == Path("results/a.corpus/docs/funnel.tsv")
+    with pytest.raises(BenchError, match="report input scores: 2 paths but 1 keys"):
+        ReportInputs.from_rule(rule_input, {"scores": [["a.corpus", "code"]]}, config={},
+                               config_hash="", command="")  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- captions

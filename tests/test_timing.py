@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from searchbench.artifacts import read_tsv
 from searchbench.corpora import corpus_tree
-from searchbench.report.model import read_tsv
 from searchbench.report.summaries import runs_flag, timing_summary
 from searchbench.runner import SearchSetup, run_tool
 from searchbench.subsample import seeded_subsample
@@ -143,7 +143,7 @@ def test_rg_within_the_budget_gets_warm_ups_and_every_repeat(rg, corpus: Path, t
     table = tmp_path / "rg.tsv"
     table.write_text(format_timing(rows))
     assert table.read_text().splitlines()[0].split("\t") == list(TIMING_HEADER)
-    summary = timing_summary(read_tsv(table))
+    summary = timing_summary(read_tsv(table, TIMING_HEADER))
     assert (summary["queries"], summary["runs"], summary["min_runs"]) == (3, 9, 3)
     assert runs_flag(summary) == ""
 
@@ -157,7 +157,7 @@ def test_rg_over_a_tiny_budget_gets_one_run_per_query_flagged(rg, corpus: Path, 
     ]
     table = tmp_path / "rg.tsv"
     table.write_text(format_timing(rows))
-    summary = timing_summary(read_tsv(table))
+    summary = timing_summary(read_tsv(table, TIMING_HEADER))
     assert (summary["queries"], summary["runs"], summary["single_run_queries"]) == (3, 3, 3)
     assert runs_flag(summary) == "one run per query"
 
@@ -195,7 +195,7 @@ def test_the_rule_script_writes_the_budgeted_table(rg, corpus: Path, tmp_path: P
         params=SimpleNamespace(timing={**timing, "timeout_seconds": 30}, seed=5, word_match=False),
     )
     runpy.run_path(str(REPO / "scripts" / "timing.py"), init_globals={"snakemake": smk})
-    rows = read_tsv(out)
+    rows = read_tsv(out, TIMING_HEADER)
     picked = seeded_subsample([f"q{i}" for i in range(4)], 2, seed=5)
     assert [(r["qid"], r["repeat"], r["runs"], r["warmups"]) for r in rows] == [
         (q, k, "2", "1") for q in picked for k in ("1", "2")

@@ -3,9 +3,9 @@
 import shutil
 from pathlib import Path
 
-from searchbench.report import build_report
+from report_paths import build_model, build_report
+
 from searchbench.report.charts import section_charts
-from searchbench.report.model import build_model
 from searchbench.report.page import render_html, render_markdown
 from searchbench.report.sections.intro import TIMING_OFF
 from searchbench.report.summaries import timing_summary

@@ -17,19 +17,15 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from searchbench.artifacts import write_bytes
+from searchbench.artifacts import write_text
 from searchbench.report.charts import _vl_version, section_charts, write_chart_files
+from searchbench.report.inputs import ReportInputs
 from searchbench.report.model import Model, build_model
 from searchbench.report.page import render_html, render_markdown
 from searchbench.report.summary_csv import render_csv
-
-
-def write_atomic(path: str | Path, data: str | bytes) -> None:
-    write_bytes(path, data.encode("utf-8") if isinstance(data, str) else data)
 
 
 def current_umask() -> int:
@@ -51,52 +47,29 @@ def replace_dir(tmp_dir: Path, target: Path) -> None:
         shutil.rmtree(old)
 
 
-def build_report(
-    scores: Sequence[str | Path],
-    inference: Sequence[str | Path],
-    corpus: Sequence[str | Path],
-    tools: str | Path,
-    timing: Sequence[str | Path],
-    funnel: Sequence[str | Path],
-    gt_audit: Sequence[str | Path],
-    fileset_audit: Sequence[str | Path],
-    config: dict[str, Any],
-    config_hash: str,
-    command: str,
-    html_out: str | Path,
-    md_out: str | Path,
-    csv_out: str | Path,
-    charts_out: str | Path,
-    run_status: str | Path | None = None,
-    power: Sequence[str | Path] = (),
-    fast_path: Sequence[str | Path] = (),
-    docs_funnel: Sequence[str | Path] = (),
-    declared_in_code: Sequence[str | Path] = (),
-) -> Model:
-    """Paths in, paths out: read every artifact and write the report files."""
+@dataclass(frozen=True)
+class ReportOutputs:
+    """Where the report rule writes: the page, the Markdown summary, the CSV, the charts."""
+
+    html: Path
+    md: Path
+    csv: Path
+    charts: Path
+
+    @classmethod
+    def under(cls, directory: str | Path) -> ReportOutputs:
+        d = Path(directory)
+        return cls(d / "index.html", d / "summary.md", d / "summary.csv", d / "charts")
+
+
+def build_report(inputs: ReportInputs, outputs: ReportOutputs) -> Model:
+    """Read every artifact and write the report files."""
     import vl_convert as vlc
 
-    model = build_model(
-        scores,
-        inference,
-        corpus,
-        tools,
-        timing,
-        funnel,
-        gt_audit,
-        fileset_audit,
-        config,
-        config_hash,
-        command,
-        run_status,
-        power,
-        fast_path,
-        docs_funnel,
-        declared_in_code,
-    )
+    model = build_model(inputs)
     vl_version = _vl_version()
     specs = {(s.corpus, s.track): section_charts(model, s) for s in model.sections}
-    charts_dir = Path(charts_out)
+    charts_dir = Path(outputs.charts)
     charts_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp_dir = Path(tempfile.mkdtemp(dir=charts_dir.parent, prefix=f".{charts_dir.name}."))
     os.chmod(tmp_dir, 0o777 & ~current_umask())
@@ -108,9 +81,9 @@ def build_report(
     except BaseException:
         shutil.rmtree(tmp_dir, ignore_errors=True)
         raise
-    write_atomic(csv_out, render_csv(model))
-    write_atomic(md_out, render_markdown(model))
+    write_text(outputs.csv, render_csv(model))
+    write_text(outputs.md, render_markdown(model))
     bundle = vlc.javascript_bundle(vl_version=vl_version)
-    charts_rel = Path(os.path.relpath(charts_dir, Path(html_out).parent)).as_posix()
-    write_atomic(html_out, render_html(model, specs, bundle, charts_rel))
+    charts_rel = Path(os.path.relpath(charts_dir, Path(outputs.html).parent)).as_posix()
+    write_text(outputs.html, render_html(model, specs, bundle, charts_rel))
     return model

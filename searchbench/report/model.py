@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-import csv
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from searchbench.artifacts import read_json, read_tsv
 from searchbench.errors import BenchError
+from searchbench.fileset_audit import AUDIT_HEADER
+from searchbench.gt_audit import SUMMARY_COLUMNS
+from searchbench.headings import DECLARED_COLUMNS
 from searchbench.measures import MIN_QUERIES, SUBSETS
+from searchbench.metrics import SCORE_COLUMNS
 from searchbench.report.fmt import METRICS, as_float, sha256_file
+from searchbench.report.inputs import ReportInputs
 from searchbench.report.summaries import (
     cost_summary,
     metric_means,
@@ -22,23 +26,9 @@ from searchbench.report.summaries import (
     timing_summary,
     trivial_qids,
 )
-
-
-def read_tsv(path: str | Path) -> list[dict[str, str]]:
-    """Rows of a header-first TSV file as dicts; a missing file is a clear error."""
-    p = Path(path)
-    if not p.is_file():
-        raise BenchError(f"report input {p} does not exist: run the rule that writes it first")
-    with p.open(encoding="utf-8", newline="") as fh:
-        return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-
-
-def read_json(path: str | Path) -> Any:
-    p = Path(path)
-    if not p.is_file():
-        raise BenchError(f"report input {p} does not exist: run the rule that writes it first")
-    with p.open(encoding="utf-8") as fh:
-        return json.load(fh)
+from searchbench.run_status import STATUS_HEADER
+from searchbench.sampling import FUNNEL_COLUMNS
+from searchbench.timing import TIMING_HEADER
 
 
 def load_inference(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -74,22 +64,6 @@ def load_tools(path: str | Path) -> list[dict[str, Any]]:
     else:
         raise BenchError(f"{path}: expected a list or mapping of tool records")
     return sorted(items, key=lambda r: str(r.get("name", "")))
-
-
-def corpus_track_of(path: str | Path) -> tuple[str, str]:
-    """results/{corpus}/{track}/<file> -> (corpus, track)."""
-    parts = Path(path).parts
-    if len(parts) < 3:
-        raise BenchError(f"{path}: expected a path like results/CORPUS/TRACK/FILE")
-    return parts[-3], parts[-2]
-
-
-def corpus_of(path: str | Path, depth: int) -> str:
-    """The corpus directory name `depth` levels above the file (1 = its own directory)."""
-    parts = Path(path).parts
-    if len(parts) <= depth:
-        raise BenchError(f"{path}: cannot tell which corpus it belongs to")
-    return parts[-1 - depth]
 
 
 @dataclass
@@ -188,75 +162,78 @@ def build_section(
     return section
 
 
-def build_model(
-    scores: Sequence[str | Path],
-    inference: Sequence[str | Path],
-    corpus: Sequence[str | Path],
-    tools: str | Path,
-    timing: Sequence[str | Path],
-    funnel: Sequence[str | Path],
-    gt_audit: Sequence[str | Path],
-    fileset_audit: Sequence[str | Path],
-    config: dict[str, Any],
-    config_hash: str,
-    command: str,
-    run_status: str | Path | None = None,
-    power: Sequence[str | Path] = (),
-    fast_path: Sequence[str | Path] = (),
-    docs_funnel: Sequence[str | Path] = (),
-    declared_in_code: Sequence[str | Path] = (),
-) -> Model:
-    """Read every input and compute what the report shows."""
-    baseline = str(config.get("baseline", "rg"))
-    min_queries = int(config.get("min_queries", MIN_QUERIES))  # for notes; verdicts are read
-    inf_by_key = {corpus_track_of(p): load_inference(p) for p in inference}
+def read_rows(inputs: ReportInputs, name: str, columns: Sequence[str]) -> dict[str, list]:
+    """A per-corpus TSV artifact's rows, by corpus, read with its writer's columns."""
+    return {corpus: read_tsv(path, columns) for corpus, path in inputs.by_corpus(name).items()}
+
+
+def read_sections(inputs: ReportInputs, baseline: str, alpha: float) -> tuple[list, float]:
+    """One Section per scores.tsv, with its inference.json; the alpha inference used."""
+    inference = {key: load_inference(path) for key, path in inputs.keyed("inference").items()}
     sections = []
-    alpha = float(config.get("alpha", 0.05))
-    for path in sorted(scores, key=lambda p: corpus_track_of(p)):
-        c, t = corpus_track_of(path)
-        meta, comps = inf_by_key.get((c, t), ({}, []))
+    for (corpus, track), path in inputs.keyed("scores").items():
+        meta, comps = inference.get((corpus, track), ({}, []))
         alpha = float(meta.get("alpha", alpha))
-        sec = build_section(c, t, read_tsv(path), meta, comps, baseline)
-        if (c, t) not in inf_by_key:
-            sec.warnings.append(f"no inference.json for {c}/{t}: differences are not shown")
+        rows = read_tsv(path, SCORE_COLUMNS)
+        sec = build_section(corpus, track, rows, meta, comps, baseline)
+        if (corpus, track) not in inference:
+            sec.warnings.append(
+                f"no inference.json for {corpus}/{track}: differences are not shown"
+            )
         sections.append(sec)
-    timing_map: dict[str, dict[str, dict[str, Any]]] = {}
-    timing = timing if timing_enabled(config) else []
-    for p in sorted(timing, key=str):
-        summary = timing_summary(read_tsv(p), ok_exit_codes(config, Path(p).stem))
-        timing_map.setdefault(corpus_of(p, 2), {})[Path(p).stem] = summary
-    all_inputs = [*scores, *inference, *corpus, tools, *timing, *funnel, *gt_audit, *fileset_audit]
-    if run_status is not None:
-        all_inputs.append(run_status)
-    all_inputs.extend(power)
-    all_inputs.extend(fast_path)
-    all_inputs.extend([*docs_funnel, *declared_in_code])
-    checks: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for p in sorted(fast_path, key=str):
-        checks.setdefault(corpus_track_of(Path(p).parent), []).append(read_json(p))
+    return sections, alpha
+
+
+def read_timing(inputs: ReportInputs) -> dict[str, dict[str, dict[str, Any]]]:
+    """corpus -> tool -> timing summary (none when timing is off)."""
+    if not timing_enabled(inputs.config):
+        return {}
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for (corpus, tool), path in inputs.keyed("timing").items():
+        rows = read_tsv(path, TIMING_HEADER)
+        out.setdefault(corpus, {})[tool] = timing_summary(rows, ok_exit_codes(inputs.config, tool))
+    return out
+
+
+def build_model(inputs: ReportInputs) -> Model:
+    """Read every input and compute what the report shows."""
+    config = inputs.config
+    sections, alpha = read_sections(
+        inputs, str(config.get("baseline", "rg")), float(config.get("alpha", 0.05))
+    )
+    fast_path: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for (corpus, track, _), path in inputs.keyed("fast_path").items():
+        fast_path.setdefault((corpus, track), []).append(read_json(path))
+    timed = inputs.keyed("timing").values() if timing_enabled(config) else []
+    provenance = [p for p in inputs.every_path() if p not in set(inputs.keyed("timing").values())]
+    run_status = inputs.one("run_status")
+    tools = inputs.one("tools")
+    if tools is None:
+        raise BenchError("the report needs results/tools.json (report input 'tools')")
     return Model(
         sections=sections,
         tools=load_tools(tools),
-        timing=timing_map,
-        funnel={corpus_of(p, 2): read_tsv(p) for p in sorted(funnel, key=str)},
-        gt_audit={corpus_of(p, 2): read_tsv(p) for p in sorted(gt_audit, key=str)},
-        fileset_audit={corpus_of(p, 1): read_tsv(p) for p in sorted(fileset_audit, key=str)},
-        corpora={corpus_of(p, 1): read_json(p) for p in sorted(corpus, key=str)},
-        inputs=sorted(
-            (str(p), sha256_file(p), Path(p).stat().st_size) for p in set(map(str, all_inputs))
-        ),
+        timing=read_timing(inputs),
+        funnel=read_rows(inputs, "funnel", FUNNEL_COLUMNS),
+        gt_audit=read_rows(inputs, "gt_audit", SUMMARY_COLUMNS),
+        fileset_audit=read_rows(inputs, "fileset_audit", AUDIT_HEADER),
+        corpora={c: read_json(p) for c, p in inputs.by_corpus("corpus").items()},
+        inputs=[
+            (str(p), sha256_file(p), p.stat().st_size)
+            for p in sorted([*provenance, *timed], key=str)
+        ],
         config=config,
-        config_hash=config_hash,
-        command=command,
-        min_queries=min_queries,
+        config_hash=inputs.config_hash,
+        command=inputs.command,
+        min_queries=int(config.get("min_queries", MIN_QUERIES)),  # for notes; verdicts are read
         alpha=alpha,
-        run_status=read_tsv(run_status) if run_status is not None else [],
-        pairs={corpus_track_of(p): read_json(p).get("pairs", []) for p in inference},
-        power={corpus_track_of(p): read_json(p) for p in power},
+        run_status=read_tsv(run_status, STATUS_HEADER) if run_status is not None else [],
+        pairs={k: read_json(p).get("pairs", []) for k, p in inputs.keyed("inference").items()},
+        power={key: read_json(path) for key, path in inputs.keyed("power").items()},
         timing_enabled=timing_enabled(config),
-        fast_path=checks,
-        docs_funnel={corpus_of(p, 2): read_tsv(p) for p in sorted(docs_funnel, key=str)},
-        declared_in_code={corpus_of(p, 2): read_tsv(p) for p in sorted(declared_in_code, key=str)},
+        fast_path=fast_path,
+        docs_funnel=read_rows(inputs, "docs_funnel", FUNNEL_COLUMNS),
+        declared_in_code=read_rows(inputs, "declared_in_code", DECLARED_COLUMNS),
     )
 
 

@@ -1,0 +1,146 @@
+"""The report's inputs: one table of the artifacts it reads, and one object holding their paths.
+
+Each artifact is named once here with its path pattern and what it is keyed by. The report
+rule builds its inputs from this table and passes each path's key (its wildcard values) as a
+param, so no corpus, track or tool name is ever read back from a path's depth. Adding a
+report section that reads a new artifact: one line here (the rule picks it up).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from searchbench.errors import BenchError
+
+Key = tuple[str, ...]  # the pattern's wildcard values, in the order they appear in it
+
+# name: (path pattern, keyed by). "run": one file per run; "corpus": one per corpus;
+# "timed tool": per corpus and timed tool; "track": per corpus and measured track (the docs
+# track only where it was measured); "track, fast-path tool": per track and fast-path tool.
+ARTIFACTS: dict[str, tuple[str, str]] = {
+    "tools": ("results/tools.json", "run"),
+    "run_status": ("results/run_status.tsv", "run"),
+    "corpus": ("results/{corpus}/corpus.json", "corpus"),
+    "fileset_audit": ("results/{corpus}/fileset_audit.tsv", "corpus"),
+    "funnel": ("results/{corpus}/code/funnel.tsv", "corpus"),
+    "gt_audit": ("results/{corpus}/code/gt_audit_summary.tsv", "corpus"),
+    "docs_funnel": ("results/{corpus}/docs/funnel.tsv", "corpus"),
+    "declared_in_code": ("results/{corpus}/docs/declared_in_code.tsv", "corpus"),
+    "timing": ("results/{corpus}/timing/{tool}.tsv", "timed tool"),
+    "scores": ("results/{corpus}/{track}/scores.tsv", "track"),
+    "inference": ("results/{corpus}/{track}/inference.json", "track"),
+    "power": ("results/{corpus}/{track}/power.json", "track"),
+    "fast_path": ("results/{corpus}/{track}/fastpath/{tool}.json", "track, fast-path tool"),
+}
+PER_TRACK = frozenset({"track", "track, fast-path tool"})
+DOCS_PREFIX = "docs_"  # the docs track's per-track inputs: a separate rule input (checkpoint)
+
+
+def wildcards_of(pattern: str) -> list[str]:
+    return re.findall(r"\{(\w+)\}", pattern)
+
+
+def rule_inputs(
+    track: str, keys_of: Callable[[str, str], list[dict[str, str]]]
+) -> dict[str, dict[str, list]]:
+    """For the report rule: per rule input name, its paths and their keys. The code track's
+    call also gives every run- and corpus-wide input; the docs track's only its per-track ones
+    (named docs_*), so that only they wait on the docs checkpoint. `keys_of(keyed_by, track)`
+    lists the wildcard values the workflow has for one kind of key."""
+    out = {}
+    for name, (pattern, keyed_by) in ARTIFACTS.items():
+        if track != "code" and keyed_by not in PER_TRACK:
+            continue
+        keys = keys_of(keyed_by, track)
+        wildcards = wildcards_of(pattern)
+        out[name if track == "code" else DOCS_PREFIX + name] = {
+            "paths": [pattern.format(**k) for k in keys],
+            "keys": [[k[w] for w in wildcards] for k in keys],
+        }
+    return out
+
+
+def as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, (str, Path)):
+        return [str(value)]
+    return [str(v) for v in value]
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    """Every path the report reads, keyed; and what the provenance section reproduces."""
+
+    paths: Mapping[str, Mapping[Key, Path]]
+    config: dict[str, Any]
+    config_hash: str
+    command: str
+
+    def keyed(self, name: str) -> dict[Key, Path]:
+        """One artifact's paths by key, sorted by key."""
+        if name not in ARTIFACTS:
+            raise BenchError(f"report input {name!r} is not in ARTIFACTS (report/inputs.py)")
+        return dict(sorted(self.paths.get(name, {}).items()))
+
+    def by_corpus(self, name: str) -> dict[str, Path]:
+        return {key[0]: path for key, path in self.keyed(name).items()}
+
+    def one(self, name: str) -> Path | None:
+        return self.keyed(name).get(())
+
+    def every_path(self) -> list[Path]:
+        return sorted({p for paths in self.paths.values() for p in paths.values()}, key=str)
+
+    @classmethod
+    def from_rule(
+        cls, rule_input: Any, keys: Mapping[str, Sequence[Sequence[str]]], **run: Any
+    ) -> ReportInputs:
+        """From the report rule: each named input's paths zipped with params.input_keys."""
+        paths: dict[str, dict[Key, Path]] = {}
+        for input_name, key_list in keys.items():
+            files = as_list(getattr(rule_input, input_name, []))
+            if len(files) != len(key_list):
+                raise BenchError(
+                    f"report input {input_name}: {len(files)} paths but {len(key_list)} keys; "
+                    "the rule's inputs and params.input_keys must come from rule_inputs()"
+                )
+            name = input_name if input_name in ARTIFACTS else input_name.removeprefix(DOCS_PREFIX)
+            for key, file in zip(key_list, files, strict=True):
+                paths.setdefault(name, {})[tuple(key)] = Path(file)
+        return cls(paths=paths, **run)
+
+    @classmethod
+    def from_paths(
+        cls, config: dict[str, Any], config_hash: str, command: str, **named: Any
+    ) -> ReportInputs:
+        """From lists of paths laid out as the workflow writes them (tests, ad-hoc use): each
+        key is read by matching the path's tail against its artifact's pattern."""
+        paths: dict[str, dict[Key, Path]] = {}
+        for name, value in named.items():
+            if name not in ARTIFACTS:
+                raise BenchError(f"report input {name!r} is not in ARTIFACTS (report/inputs.py)")
+            for file in as_list(value):
+                paths.setdefault(name, {})[key_of(name, file)] = Path(file)
+        return cls(paths=paths, config=config, config_hash=config_hash, command=command)
+
+
+def pattern_regex(pattern: str) -> re.Pattern[str]:
+    tail = pattern.removeprefix("results/")
+    parts = re.split(r"\{(\w+)\}", tail)
+    body = "".join(
+        re.escape(part) if i % 2 == 0 else f"(?P<{part}>[^/]+)" for i, part in enumerate(parts)
+    )
+    return re.compile(f"(?:^|/){body}$")
+
+
+def key_of(name: str, path: str | Path) -> Key:
+    pattern = ARTIFACTS[name][0]
+    match = pattern_regex(pattern).search(Path(path).as_posix())
+    if match is None:
+        raise BenchError(f"report input {name}: {path} does not match {pattern}")
+    return tuple(match.group(w) for w in wildcards_of(pattern))

@@ -1,0 +1,29 @@
+"""The report built from lists of paths laid out as the workflow writes them: the tests'
+way in (the rule passes each path's key instead; see searchbench/report/inputs.py)."""
+
+from pathlib import Path
+from typing import Any
+
+from searchbench import report
+from searchbench.report.inputs import ReportInputs
+from searchbench.report.model import Model
+from searchbench.report.model import build_model as model_of
+
+
+def build_model(config: dict, config_hash: str, command: str, **paths: Any) -> Model:
+    return model_of(ReportInputs.from_paths(config, config_hash, command, **paths))
+
+
+def build_report(
+    config: dict,
+    config_hash: str,
+    command: str,
+    html_out: str,
+    md_out: str,
+    csv_out: str,
+    charts_out: str,
+    **paths: Any,
+) -> Model:
+    inputs = ReportInputs.from_paths(config, config_hash, command, **paths)
+    outputs = report.ReportOutputs(Path(html_out), Path(md_out), Path(csv_out), Path(charts_out))
+    return report.build_report(inputs, outputs)
