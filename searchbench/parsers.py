@@ -23,12 +23,11 @@ recovered (such names are reported in `unparsed`). The symbol pass lists such fi
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from searchbench.paths import strip_dot_slash
 
-FORMATS = ("grep-null", "git-null", "grep", "astgrep-json", "ctags")
 # A printed line longer than this is parsed from its first MAX_LINE bytes (memory stays bounded
 # even for a single 1 GB line); its full length is still counted.
 MAX_LINE = 1 << 20
@@ -150,21 +149,28 @@ def _parse_ctags(line: bytes) -> Match | None:
     return Match(strip_dot_slash(unescape_ctags(fields[1])), number, pattern)
 
 
+# The one list of output formats: the tools config, its loader and the runner read it here.
+LINE_PARSERS: dict[str, Callable[[bytes, frozenset[bytes] | set[bytes] | None], Match | None]] = {
+    "grep-null": lambda line, _: _parse_null(line, b":"),
+    "git-null": lambda line, _: _parse_null(line, b"\0"),
+    "grep": _parse_colon,
+    "astgrep-json": lambda line, _: _parse_astgrep(line),
+    "ctags": lambda line, _: _parse_ctags(line),
+}
+FORMATS = tuple(LINE_PARSERS)
+
+
+def unknown_format(fmt: str) -> ValueError:
+    return ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
 def parse_line(
     fmt: str, line: bytes, known_paths: frozenset[bytes] | set[bytes] | None = None
 ) -> Match | None:
     """One printed line (without its "\\n") -> a Match, or None if it is not a result."""
-    if fmt == "grep-null":
-        return _parse_null(line, b":")
-    if fmt == "git-null":
-        return _parse_null(line, b"\0")
-    if fmt == "grep":
-        return _parse_colon(line, known_paths)
-    if fmt == "astgrep-json":
-        return _parse_astgrep(line)
-    if fmt == "ctags":
-        return _parse_ctags(line)
-    raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if fmt not in LINE_PARSERS:
+        raise unknown_format(fmt)
+    return LINE_PARSERS[fmt](line, known_paths)
 
 
 class StreamParser:
@@ -176,7 +182,7 @@ class StreamParser:
 
     def __init__(self, fmt: str, known_paths: Iterable[bytes] | None = None) -> None:
         if fmt not in FORMATS:
-            raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
+            raise unknown_format(fmt)
         self.fmt = fmt
         self.known_paths = frozenset(known_paths) if known_paths is not None else None
         self.stdout_lines = 0

@@ -17,8 +17,8 @@ import yaml
 
 from searchbench.artifacts import read_json, write_json
 from searchbench.errors import BenchError
+from searchbench.parsers import FORMATS
 
-OUTPUT_FORMATS = ("grep-null", "git-null", "grep", "astgrep-json", "ctags")
 # Elements after which a query can never be read as an option: grep-family `-e`/`--regexp`,
 # the end-of-options marker `--`, and readtags' own end-of-options marker `-`.
 QUERY_GUARDS = ("-e", "--regexp", "--", "-")
@@ -98,9 +98,9 @@ def _spec_from_entry(name: str, entry: dict) -> ToolSpec:
     for key in ("binary", "argv", "output"):
         if key not in entry:
             raise BenchError(f"tool {name}: missing required key `{key}` in tools file")
-    if entry["output"] not in OUTPUT_FORMATS:
+    if entry["output"] not in FORMATS:
         raise BenchError(
-            f"tool {name}: output {entry['output']!r} is not one of {', '.join(OUTPUT_FORMATS)}"
+            f"tool {name}: output {entry['output']!r} is not one of {', '.join(FORMATS)}"
         )
     values = {k: v for k, v in entry.items() if v is not None}
     values.setdefault("description", name)

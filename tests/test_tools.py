@@ -353,3 +353,19 @@ def test_ctags_declares_exactly_the_languages_it_parses(tools, tmp_path):
     covered = sorted(lang for lang, spec in parsed.items() if spec["extensions"][0] in mapped)
     assert tools["ctags"].spec.languages == covered
     assert "swift" not in covered and "tsx" not in covered
+
+
+def test_an_unknown_output_format_is_refused_naming_the_known_ones(tmp_path):
+    """The formats are listed once (parsers.LINE_PARSERS); the loader checks against it."""
+    from searchbench.parsers import FORMATS, LINE_PARSERS, parse_line
+
+    path = tmp_path / "tools.yaml"
+    path.write_text(
+        "tools:\n  t:\n    binary: rg\n    argv: ['{binary}', '-e', '{query}']\n    output: json9\n"
+    )
+    with pytest.raises(BenchError, match=r"tool t: output 'json9' is not one of grep-null, "):
+        load_tools(path)
+    assert tuple(LINE_PARSERS) == FORMATS and "ctags" in FORMATS
+    assert parse_line("git-null", b"a.c\x0012\x00int x;").path == b"a.c"
+    with pytest.raises(ValueError, match="unknown output format 'json9'"):
+        parse_line("json9", b"x")
