@@ -97,6 +97,10 @@ class ReportInputs:
         return sorted({p for paths in self.paths.values() for p in paths.values()}, key=str)
 
     @classmethod
+    def empty(cls) -> ReportInputs:
+        return cls(paths={}, config={}, config_hash="", command="")
+
+    @classmethod
     def from_rule(
         cls, rule_input: Any, keys: Mapping[str, Sequence[Sequence[str]]], **run: Any
     ) -> ReportInputs:

@@ -9,7 +9,6 @@ from typing import Any
 
 from searchbench.artifacts import read_json, read_tsv
 from searchbench.errors import BenchError
-from searchbench.fileset_audit import AUDIT_HEADER
 from searchbench.gt_audit import SUMMARY_COLUMNS
 from searchbench.headings import DECLARED_COLUMNS
 from searchbench.measures import MIN_QUERIES, SUBSETS
@@ -26,7 +25,6 @@ from searchbench.report.summaries import (
     timing_summary,
     trivial_qids,
 )
-from searchbench.run_status import STATUS_HEADER
 from searchbench.sampling import FUNNEL_COLUMNS
 from searchbench.timing import TIMING_HEADER
 
@@ -98,7 +96,6 @@ class Model:
     timing: dict[str, dict[str, dict[str, Any]]]  # corpus -> tool -> summary
     funnel: dict[str, list[dict[str, str]]]
     gt_audit: dict[str, list[dict[str, str]]]
-    fileset_audit: dict[str, list[dict[str, str]]]
     corpora: dict[str, dict[str, Any]]
     inputs: list[tuple[str, str, int]]  # path, sha256, bytes
     config: dict[str, Any]
@@ -106,15 +103,14 @@ class Model:
     command: str
     min_queries: int
     alpha: float
-    run_status: list[dict[str, str]] = field(default_factory=list)
     pairs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     power: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     timing_enabled: bool = True  # false: the run measured quality only
-    # (corpus, track) -> the fast-path check records (fastpath/{tool}.json), by tool
-    fast_path: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     # the docs track's funnel and declared-in-code table, by corpus (measured or not)
     docs_funnel: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     declared_in_code: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    # every input path by key: a section may read an artifact only it shows (sections/runs.py)
+    sources: ReportInputs = field(default_factory=ReportInputs.empty)
 
 
 def build_section(
@@ -201,12 +197,8 @@ def build_model(inputs: ReportInputs) -> Model:
     sections, alpha = read_sections(
         inputs, str(config.get("baseline", "rg")), float(config.get("alpha", 0.05))
     )
-    fast_path: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for (corpus, track, _), path in inputs.keyed("fast_path").items():
-        fast_path.setdefault((corpus, track), []).append(read_json(path))
     timed = inputs.keyed("timing").values() if timing_enabled(config) else []
     provenance = [p for p in inputs.every_path() if p not in set(inputs.keyed("timing").values())]
-    run_status = inputs.one("run_status")
     tools = inputs.one("tools")
     if tools is None:
         raise BenchError("the report needs results/tools.json (report input 'tools')")
@@ -216,7 +208,6 @@ def build_model(inputs: ReportInputs) -> Model:
         timing=read_timing(inputs),
         funnel=read_rows(inputs, "funnel", FUNNEL_COLUMNS),
         gt_audit=read_rows(inputs, "gt_audit", SUMMARY_COLUMNS),
-        fileset_audit=read_rows(inputs, "fileset_audit", AUDIT_HEADER),
         corpora={c: read_json(p) for c, p in inputs.by_corpus("corpus").items()},
         inputs=[
             (str(p), sha256_file(p), p.stat().st_size)
@@ -227,13 +218,12 @@ def build_model(inputs: ReportInputs) -> Model:
         command=inputs.command,
         min_queries=int(config.get("min_queries", MIN_QUERIES)),  # for notes; verdicts are read
         alpha=alpha,
-        run_status=read_tsv(run_status, STATUS_HEADER) if run_status is not None else [],
         pairs={k: read_json(p).get("pairs", []) for k, p in inputs.keyed("inference").items()},
         power={key: read_json(path) for key, path in inputs.keyed("power").items()},
         timing_enabled=timing_enabled(config),
-        fast_path=fast_path,
         docs_funnel=read_rows(inputs, "docs_funnel", FUNNEL_COLUMNS),
         declared_in_code=read_rows(inputs, "declared_in_code", DECLARED_COLUMNS),
+        sources=inputs,
     )
 
 

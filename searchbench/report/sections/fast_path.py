@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from searchbench.artifacts import read_json
 from searchbench.report.charts import Page
 from searchbench.report.fmt import html_table
 from searchbench.report.model import Model, Section
@@ -38,7 +39,12 @@ def fast_path_html(checks: Sequence[dict[str, Any]]) -> list[str]:
 
 
 def html(page: Page, sec: Section) -> list[str]:
-    return fast_path_html(page.model.fast_path.get((sec.corpus, sec.track), []))
+    checks = [
+        read_json(path)
+        for (corpus, track, _), path in page.model.sources.keyed("fast_path").items()
+        if (corpus, track) == (sec.corpus, sec.track)
+    ]
+    return fast_path_html(checks)
 
 
 def markdown(model: Model, sec: Section) -> list[str]:

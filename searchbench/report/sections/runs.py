@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from searchbench.artifacts import read_tsv
 from searchbench.report.charts import Page
 from searchbench.report.fmt import dict_table
 from searchbench.report.model import Model
+from searchbench.run_status import STATUS_HEADER
 
 
 def html(page: Page) -> list[str]:
     """How each tool's quality runs ended (run_status.tsv)."""
-    if not page.model.run_status:
+    path = page.model.sources.one("run_status")
+    rows = read_tsv(path, STATUS_HEADER) if path is not None else []
+    if not rows:
         return []
     return [
         '<h2 id="runs">How the quality runs ended</h2>',
@@ -17,7 +21,7 @@ def html(page: Page) -> list[str]:
         "folded into <em>not found</em>. <em>fast_path</em> counts queries answered through "
         "the checked, output-equivalent fast path (only files containing the literal, in "
         "the tool's own order).</p>",
-        dict_table(page.model.run_status),
+        dict_table(rows),
     ]
 
 
