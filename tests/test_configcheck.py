@@ -92,3 +92,14 @@ def test_a_tool_language_must_be_a_parsed_language():
     line = tool_languages_problem({"ctags": {"languages": ["c", "kotlin"]}}, LANGUAGES)
     assert line.startswith("config error at `tools.ctags.languages`: kotlin is not a parsed")
     assert "\n" not in line
+
+
+def test_the_schema_offers_exactly_the_source_kinds_that_can_be_fetched():
+    """A new corpus source kind is a fetch function, its FETCHERS line and its schema branch;
+    the schema's kind list must name the same kinds, each with a branch of its own."""
+    from searchbench.corpora import FETCHERS
+
+    source = SCHEMA["properties"]["corpora"]["additionalProperties"]["properties"]["source"]
+    assert sorted(source["properties"]["kind"]["enum"]) == sorted(FETCHERS)
+    branches = [b["if"]["properties"]["kind"]["const"] for b in source["allOf"]]
+    assert sorted(branches) == sorted(FETCHERS)
