@@ -21,6 +21,7 @@ from searchbench.hay.signals import (
     load_false_firing_words,
     path_category,
 )
+from searchbench.tools import load_tools
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "tests" / "fixtures" / "hay"
@@ -103,6 +104,20 @@ def test_switching_a_signal_off_loses_the_declaration(
     assert on[0] == decl
     assert off[0] != decl
     assert sorted(on) == sorted(off)  # ranking changes, the set of files does not
+
+
+@pytest.mark.parametrize(("lang", "symbol", "decl"), CASES)
+def test_the_configured_no_definition_variant_loses_every_declaration_to_path_order(
+    lang: str, symbol: str, decl: str
+) -> None:
+    """hay-no-definition (config/tools.yaml) switches keyword and C-shape off together: no
+    fixture declaration is first any more, whichever signal found it."""
+    argv = load_tools(ROOT / "config" / "tools.yaml")["hay-no-definition"].argv
+    flags = [a for a in argv if a.startswith("--no-")]
+    assert flags == ["--no-keyword-prior", "--no-c-shape"]
+    off = files_in_order(hay(*flags, "--", symbol, cwd=FIX / lang).stdout)
+    assert off[0] != decl
+    assert decl in off
 
 
 def test_no_path_prior_lets_the_test_declaration_win_the_tie() -> None:

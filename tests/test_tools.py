@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TOOLS_YAML = ROOT / "config" / "tools.yaml"
 PATH_ENV = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 # hay's CLI belongs to another module and has its own tests; bsd-grep is absent on Debian.
-SKIP = {"hay", "hay-no-keyword", "hay-no-cshape", "hay-no-path", "bsd-grep"}
+SKIP = {"hay", "hay-no-keyword", "hay-no-cshape", "hay-no-path", "hay-no-definition", "bsd-grep"}
 GREP_FAMILY = ["rg", "git-grep", "ugrep", "grep", "ag", "busybox-grep"]
 
 
