@@ -808,3 +808,33 @@ def test_code_and_docs_side_by_side_and_unmeasured_docs_say_why(tmp_path: Path) 
     )
     assert f"3 of {len(qids)} ({3 / len(qids):.0%}) are also declared in the code" in html
     assert 'id="alpha-docs"' in html and "Docs track: corpora not measured" in html
+
+
+def test_metric_agreement_counts_opposite_signs_and_lists_them() -> None:
+    """Issue 15: per comparison, whether MRR, success@10 and nDCG@10 differences share a sign;
+    counted over the run and listed, recomputed here from inference.json."""
+    from searchbench.report.sections import agreement
+
+    model = build_model(config=CONFIG, config_hash="x", command="x", **inputs())
+    expected_total, expected_opposite = 0, []
+    for corpus in CORPORA:
+        doc = json.loads((FIX / corpus / "code" / "inference.json").read_text())
+        by_key: dict = {}
+        for c in doc["comparisons"]:
+            by_key.setdefault((c["tool"], c["subset"]), {})[c["metric"]] = c["diff"]
+        for (tool, subset), diffs in by_key.items():
+            values = [diffs[m] for m in METRICS]
+            expected_total += 1
+            if any(v > 0 for v in values) and any(v < 0 for v in values):
+                expected_opposite.append((corpus, tool, subset))
+    total, opposite = agreement.summary(model)
+    assert total == expected_total > 0
+    assert sorted((a.corpus, a.tool, a.subset) for a in opposite) == sorted(expected_opposite)
+    sec = model.sections[0]
+    twisted = dict(sec.comparisons)
+    for metric, sign in (("rr", 1), ("success10", -1), ("ndcg10", 1)):
+        twisted[("ugrep", metric, "all")] = {"diff": sign * 0.1, "verdict": "detected better"}
+    found = agreement.agreements(SimpleNamespace(**{**vars(sec), "comparisons": twisted}))
+    assert [a.disagrees for a in found if (a.tool, a.subset) == ("ugrep", "all")] == [True]
+    md = "".join(agreement.markdown(model))
+    assert f"Of {total} comparisons" in md and f"{len(opposite)} have metric differences" in md

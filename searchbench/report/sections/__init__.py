@@ -7,6 +7,7 @@ corpus and track. Adding a section: one module, one entry here, one rule input
 """
 
 from searchbench.report.sections import (
+    agreement,
     corpus,
     docs_unmeasured,
     intro,
@@ -16,4 +17,4 @@ from searchbench.report.sections import (
     skipped,
 )
 
-SECTIONS = (intro, overview, corpus, docs_unmeasured, runs, skipped, provenance)
+SECTIONS = (intro, overview, agreement, corpus, docs_unmeasured, runs, skipped, provenance)
