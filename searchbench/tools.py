@@ -7,6 +7,7 @@ exact file with an argv list (never a shell string).
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -52,6 +53,9 @@ class ToolSpec:
     # The parsed languages (config/languages.yaml) whose declarations the tool can find; None:
     # every language (a text search reads every file). The report qualifies scores on others.
     languages: list[str] | None = None
+    # A regular expression the first version line must match (re.search): a `grep` that is
+    # ugrep, or an `rg` that is a wrapper script, stops the run instead of being measured.
+    version_match: str | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ class ResolvedTool:
     index_sha256: str
     available: bool
     skipped_reason: str
+    binary_target: str = ""  # the file the binary path finally names (symlinks resolved)
 
 
 def validate_query_template(name: str, argv: list[str]) -> None:
@@ -107,6 +112,11 @@ def _spec_from_entry(name: str, entry: dict) -> ToolSpec:
     values["env"] = {str(k): str(v) for k, v in (values.get("env") or {}).items()}
     spec = ToolSpec(name=name, **values)
     validate_query_template(name, spec.argv)
+    if spec.version_match is not None:
+        try:
+            re.compile(spec.version_match)
+        except re.error as err:
+            raise BenchError(f"tool {name}: version_match is not a valid regex ({err})") from err
     if "{index}" in " ".join(spec.argv) and not spec.index_argv:
         raise BenchError(f"tool {name}: argv uses {{index}} but no index_argv builds it")
     return spec
@@ -188,17 +198,35 @@ def resolve_tools(
             a.replace("{binary}", binary).replace("{index_binary}", index_binary or "")
             for a in spec.version_argv
         ]
+        version = first_version_line(version_argv)
+        target = os.path.realpath(binary)
+        wrong = identity_problem(spec, binary, target, version)
+        if wrong and not spec.optional:
+            raise BenchError(wrong)
         resolved[name] = ResolvedTool(
             spec=spec,
             binary_path=binary,
-            version=first_version_line(version_argv),
+            version=version,
             sha256=file_sha256(binary),
             index_binary_path=index_binary,
             index_sha256=file_sha256(index_binary) if index_binary else "",
-            available=True,
-            skipped_reason="",
+            available=not wrong,
+            skipped_reason=wrong,
+            binary_target=target,
         )
     return resolved
+
+
+def identity_problem(spec: ToolSpec, binary: str, target: str, version: str) -> str:
+    """Why the binary found is not the program the entry means ("" when it is)."""
+    if spec.version_match is None or re.search(spec.version_match, version):
+        return ""
+    named = binary if target == binary else f"{binary} (-> {target})"
+    return (
+        f"tool {spec.name}: {named} says {version!r}, which does not match version_match "
+        f"{spec.version_match!r}; it is another program: put the right one first on PATH or "
+        "set `binary` in the tools file"
+    )
 
 
 # Spec fields a record carries as configured; `binary` and `index_binary` hold the resolved
@@ -222,6 +250,7 @@ def tool_record(tool: ResolvedTool) -> dict:
         "index_sha256": tool.index_sha256,
         "available": tool.available,
         "skipped_reason": tool.skipped_reason,
+        "binary_target": tool.binary_target,
     }
 
 
@@ -248,6 +277,7 @@ def tool_from_record(name: str, rec: dict) -> ResolvedTool:
         index_sha256=rec["index_sha256"],
         available=rec["available"],
         skipped_reason=rec["skipped_reason"],
+        binary_target=rec.get("binary_target", ""),
     )
 
 

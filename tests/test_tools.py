@@ -369,3 +369,28 @@ def test_an_unknown_output_format_is_refused_naming_the_known_ones(tmp_path):
     assert parse_line("git-null", b"a.c\x0012\x00int x;").path == b"a.c"
     with pytest.raises(ValueError, match="unknown output format 'json9'"):
         parse_line("json9", b"x")
+
+
+def test_a_grep_that_is_ugrep_stops_resolution_naming_the_binary_and_its_target(tmp_path):
+    """Binary identity (issue 15): the entry says what its version line must match; a
+    symlink named `grep` that is ugrep is refused in one line, naming both paths."""
+    ugrep = Path("/usr/bin/ugrep")
+    if not ugrep.exists():
+        pytest.skip("ugrep is installed by ./bench setup")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "grep").symlink_to(ugrep)
+    spec = load_tools(TOOLS_YAML)["grep"]
+    with pytest.raises(BenchError) as err:
+        resolve_tools({"grep": spec}, path_env=str(tmp_path / "bin"))
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith(f"tool grep: {tmp_path}/bin/grep (-> {ugrep.resolve()}) says 'ugrep ")
+    assert "does not match version_match '^grep \\\\(GNU grep\\\\) '" in message
+    optional = dataclasses.replace(spec, optional=True)
+    skipped = resolve_tools({"grep": optional}, path_env=str(tmp_path / "bin"))["grep"]
+    assert not skipped.available and "says 'ugrep " in skipped.skipped_reason
+    real = resolve_tools({"grep": spec}, path_env="/usr/bin")["grep"]
+    assert real.available and real.binary_target == os.path.realpath("/usr/bin/grep")
+    path = tmp_path / "tools.json"
+    write_tools_json({"grep": real}, path)
+    assert read_tools_json(path)["grep"].binary_target == real.binary_target

@@ -65,12 +65,22 @@ def provenance_html(model: Model) -> str:
     parts.append("<h3>Tools</h3>")
     parts.append(
         html_table(
-            ["tool", "available", "binary", "version", "file order", "sha256", "skipped reason"],
+            [
+                "tool",
+                "available",
+                "binary",
+                "resolves to",
+                "version",
+                "file order",
+                "sha256",
+                "skipped reason",
+            ],
             [
                 [
                     t.get("name", ""),
                     "yes" if t.get("available", True) else "no",
                     t.get("binary") or "",
+                    t.get("binary_target") or "",
                     t.get("version") or "",
                     t.get("order") or "",
                     t.get("sha256") or "",
