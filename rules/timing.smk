@@ -59,7 +59,8 @@ if TIMING_ENABLED:
                 tool=wildcards.tool,
             ),
         output:
-            "results/{corpus}/timing/{tool}.tsv",
+            table="results/{corpus}/timing/{tool}.tsv",
+            host="results/{corpus}/timing/{tool}.host.json",
         log:
             "results/logs/{corpus}/timing.{tool}.log",
         benchmark:

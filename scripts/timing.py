@@ -3,7 +3,8 @@
 import logging
 from pathlib import Path
 
-from searchbench.artifacts import write_text
+from searchbench.artifacts import write_json, write_text
+from searchbench.host import host_record, load_average
 from searchbench.queries_io import read_queries
 from searchbench.runner import SearchResult, SearchSetup, run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
@@ -24,7 +25,9 @@ def main(smk) -> None:
         return result
 
     qids = seeded_subsample(list(queries), settings["queries"], smk.params.seed)
+    load_before = load_average()
     rows = time_queries(qids, budget, run_query)
+    host = {**host_record(smk.input.root), "load_before": load_before, "load_after": load_average()}
     runs = {row.qid: row.runs for row in rows}
     logging.info(
         "%s: %d measured runs over %d queries (runs per query %d-%d), budget %.0fs",
@@ -35,7 +38,8 @@ def main(smk) -> None:
         max(runs.values(), default=0),
         budget.budget_seconds,
     )
-    write_text(Path(smk.output[0]), format_timing(rows))
+    write_json(Path(smk.output.host), host)
+    write_text(Path(smk.output.table), format_timing(rows))
 
 
 run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

@@ -1,5 +1,6 @@
 """The timing budget: which runs happen for given durations, and the table they produce."""
 
+import json
 import os
 import runpy
 import shutil
@@ -189,14 +190,29 @@ def test_the_rule_script_writes_the_budgeted_table(rg, corpus: Path, tmp_path: P
         input=SimpleNamespace(
             root=str(resources), queries=str(queries), tool=str(tmp_path / "rg.json"), index=[]
         ),
-        output=[str(out)],
+        output=SimpleNamespace(table=str(out), host=str(tmp_path / "rg.host.json")),
         log=[str(tmp_path / "timing.log")],
         wildcards=SimpleNamespace(tool="rg"),
         params=SimpleNamespace(timing={**timing, "timeout_seconds": 30}, seed=5, word_match=False),
     )
     runpy.run_path(str(REPO / "scripts" / "timing.py"), init_globals={"snakemake": smk})
     rows = read_tsv(out, TIMING_HEADER)
+    host = json.loads((tmp_path / "rg.host.json").read_text())
+    assert host["cores"] == os.cpu_count() and host["kernel"].startswith("Linux ")
+    assert host["corpus_filesystem"] != "unknown" and len(host["load_before"]) == 3
     picked = seeded_subsample([f"q{i}" for i in range(4)], 2, seed=5)
     assert [(r["qid"], r["repeat"], r["runs"], r["warmups"]) for r in rows] == [
         (q, k, "2", "1") for q in picked for k in ("1", "2")
     ]
+
+
+def test_the_filesystem_is_the_deepest_mount_holding_the_path(tmp_path: Path) -> None:
+    from searchbench.host import cpu_model, filesystem_of, mem_total_kib
+
+    mounts = "/dev/a / ext4 rw 0 0\ntmpfs /tmp tmpfs rw 0 0\n/dev/b /tmp/my\\040disk xfs rw 0 0\n"
+    assert filesystem_of("/work/x", mounts) == "ext4"
+    assert filesystem_of("/tmp/y", mounts) == "tmpfs"
+    assert filesystem_of("/tmp/my disk/z", mounts) == "xfs"
+    assert filesystem_of("/tmpfoo", mounts) == "ext4"  # a prefix of the name is not the mount
+    assert cpu_model("processor\t: 0\nmodel name\t: AMD EPYC 7B13\n") == "AMD EPYC 7B13"
+    assert mem_total_kib("MemTotal:       24683664 kB\nMemFree: 1 kB\n") == 24683664

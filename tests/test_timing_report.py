@@ -1,5 +1,6 @@
 """The report with timing switched off, and the runs behind each timing figure when on."""
 
+import json
 import shutil
 from pathlib import Path
 
@@ -133,3 +134,43 @@ def test_failed_runs_are_not_timings_and_are_counted() -> None:
     assert summary["median_wall_s"] == 0.020  # median of q1 0.010, q2 0.030, q4 0.020
     assert summary["runs"] == 6 and summary["queries"] == 4
     assert timing_summary(rows, ok_exits=(0,))["failed"] == 4  # a tool whose 1 means error
+
+
+def test_timing_is_shown_as_ratios_to_the_baseline_with_the_host(tmp_path: Path) -> None:
+    """Issue 15: each tool's median over the baseline's, timed in the same run, and the
+    machine it was measured on (host.json beside each timing table)."""
+    from searchbench.report.page import render_html
+    from searchbench.report.sections.timing import host_line, ratio_to
+
+    timing = sorted(str(p) for p in FIX.glob("*/timing/*.tsv"))
+    hosts = []
+    for path in timing:
+        host = tmp_path / Path(path).relative_to(FIX).with_suffix(".host.json")
+        host.parent.mkdir(parents=True, exist_ok=True)
+        load = 0.5 if "rg" in host.name else 1.25
+        host.write_text(
+            json.dumps(
+                {"cpu_model": "Test CPU 9000", "cores": 2, "mem_total_kib": 24 * 1024 * 1024,
+                 "kernel": "Linux 6.1.0", "corpus_filesystem": "ext4",
+                 "load_before": [load, 0.4, 0.3], "load_after": [load + 0.1, 0.4, 0.3]}
+            )
+        )  # fmt: skip
+        hosts.append(str(host))
+    model = build_model(
+        **inputs(timing), timing_host=hosts, config={**BASE, "timing": TIMING_ON},
+        config_hash="x", command="x",
+    )  # fmt: skip
+    alpha = model.timing["alpha"]
+    assert ratio_to(alpha["rg"], alpha["rg"]) == "1.00"
+    expected = alpha["hay"]["median_wall_s"] / alpha["rg"]["median_wall_s"]
+    assert ratio_to(alpha["hay"], alpha["rg"]) == f"{expected:.2f}"
+    assert ratio_to(alpha["hay"], None) == "–"
+    line = host_line(model.sources, "alpha")
+    assert line == (
+        "Measured on Test CPU 9000 (2 cores, 24.0 GiB), Linux 6.1.0, corpus on ext4; 1-minute "
+        "load average 0.50–1.35 around the timed runs."
+    )
+    page = render_html(model, {}, "")
+    section = page.split('id="alpha-code"')[1].split('id="tiny-code"')[0]
+    assert "<th>× rg</th>" in section and f"<td>{expected:.2f}</td>" in section
+    assert "Measured on Test CPU 9000" in section

@@ -31,6 +31,7 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
     "docs_funnel": ("results/{corpus}/docs/funnel.tsv", "corpus"),
     "declared_in_code": ("results/{corpus}/docs/declared_in_code.tsv", "corpus"),
     "timing": ("results/{corpus}/timing/{tool}.tsv", "timed tool"),
+    "timing_host": ("results/{corpus}/timing/{tool}.host.json", "timed tool"),
     "scores": ("results/{corpus}/{track}/scores.tsv", "track"),
     "inference": ("results/{corpus}/{track}/inference.json", "track"),
     "power": ("results/{corpus}/{track}/power.json", "track"),
