@@ -838,3 +838,31 @@ def test_metric_agreement_counts_opposite_signs_and_lists_them() -> None:
     assert [a.disagrees for a in found if (a.tool, a.subset) == ("ugrep", "all")] == [True]
     md = "".join(agreement.markdown(model))
     assert f"Of {total} comparisons" in md and f"{len(opposite)} have metric differences" in md
+
+
+def test_where_this_benchmark_is_wrong_is_written_from_the_run(tmp_path: Path) -> None:
+    """Issue 15: the method's weaknesses with this run's figures: hay's effect per track, the
+    ctags audit pooled over corpora, the files the parser did not see, the host."""
+    from searchbench.report.sections import weaknesses
+
+    unseen = []
+    for corpus, rows in (("alpha", ["a.sh\tunparsed-language\t10", "b.bin\tbinary\t99"]),
+                         ("tiny", ["big.c\ttoo-large\t9000000"])):  # fmt: skip
+        path = tmp_path / corpus / "unseen.tsv"
+        path.parent.mkdir(parents=True)
+        path.write_text("path\treason\tbytes\n" + "\n".join(rows) + "\n")
+        unseen.append(str(path))
+    model = build_model(config=CONFIG, config_hash="x", command="x", unseen=unseen, **inputs())
+    text = "\n".join(weaknesses.paragraphs(model))
+    # alpha: 28 of 30 agree, tiny: 5 of 6 (the fixtures' "all" rows)
+    assert "universal-ctags agrees on 33 of the 36 code-track answers it can parse (91.7%" in text
+    assert "3 of 240 files were not (fully) seen by the parser (binary 1, too-large 1, " in text
+    hay = [json.loads((FIX / c / "code" / "inference.json").read_text()) for c in CORPORA]
+    diffs = sorted(
+        c["diff"] for doc in hay for c in doc["comparisons"]
+        if (c["tool"], c["metric"], c["subset"]) == ("hay", "rr", "all")
+    )  # fmt: skip
+    assert f"the code track {diffs[0]:+.3f} to {diffs[-1]:+.3f} over 2 corpora" in text
+    assert "the docs track was not measured on any corpus" in text
+    md = "".join(weaknesses.markdown(model))
+    assert md.startswith("## Where this benchmark is wrong\n") and md.count("\n- ") == 4

@@ -26,6 +26,7 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
     "run_status": ("results/run_status.tsv", "run"),
     "corpus": ("results/{corpus}/corpus.json", "corpus"),
     "fileset_audit": ("results/{corpus}/fileset_audit.tsv", "corpus"),
+    "unseen": ("results/{corpus}/unseen.tsv", "corpus"),
     "funnel": ("results/{corpus}/code/funnel.tsv", "corpus"),
     "gt_audit": ("results/{corpus}/code/gt_audit_summary.tsv", "corpus"),
     "docs_funnel": ("results/{corpus}/docs/funnel.tsv", "corpus"),

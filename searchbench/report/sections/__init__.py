@@ -15,6 +15,17 @@ from searchbench.report.sections import (
     provenance,
     runs,
     skipped,
+    weaknesses,
 )
 
-SECTIONS = (intro, overview, agreement, corpus, docs_unmeasured, runs, skipped, provenance)
+SECTIONS = (
+    intro,
+    overview,
+    weaknesses,
+    agreement,
+    corpus,
+    docs_unmeasured,
+    runs,
+    skipped,
+    provenance,
+)

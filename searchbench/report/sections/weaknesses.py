@@ -1,0 +1,118 @@
+"""Where this benchmark is wrong, in this run's own figures (docs/method.md §9): the bias of
+the task toward declaration priors, the parser's gaps, the slice of searching measured, and
+the one machine the times come from."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from searchbench.artifacts import read_json, read_tsv
+from searchbench.measures import DETECTED
+from searchbench.report.charts import Page
+from searchbench.report.fmt import as_float, esc
+from searchbench.report.model import Model
+from searchbench.report.sections.overview import OVERVIEW_TOOL
+from searchbench.sampling import UNSEEN_COLUMNS
+
+TITLE = "Where this benchmark is wrong"
+
+
+def track_effects(model: Model, track: str) -> tuple[list[float], int]:
+    """hay − baseline MRR (all queries) per corpus on one track, and how many are detected."""
+    comps = [
+        s.comparisons[(OVERVIEW_TOOL, "rr", "all")]
+        for s in model.sections
+        if s.track == track and (OVERVIEW_TOOL, "rr", "all") in s.comparisons
+    ]
+    diffs = sorted(as_float(c.get("diff")) for c in comps)
+    return diffs, sum(str(c["verdict"]) in DETECTED for c in comps)
+
+
+def effect_words(model: Model, track: str) -> str:
+    diffs, detected = track_effects(model, track)
+    if not diffs:
+        return f"the {track} track was not measured on any corpus"
+    return (
+        f"the {track} track {diffs[0]:+.3f} to {diffs[-1]:+.3f} over {len(diffs)} "
+        f"{'corpus' if len(diffs) == 1 else 'corpora'} "
+        f"({detected} detected)"
+    )
+
+
+def bias(model: Model) -> str:
+    return (
+        f"**It favours declaration priors.** The code track's right answer is a declaration, the "
+        f"thing {OVERVIEW_TOOL} is built to put first. {OVERVIEW_TOOL} − baseline MRR: "
+        f"{effect_words(model, 'code')}; {effect_words(model, 'docs')}. The docs track, whose "
+        "answers are prose, is the counterweight: read both."
+    )
+
+
+def parser_gaps(model: Model) -> str:
+    queries = parsed = agree = 0
+    for rows in model.gt_audit.values():
+        for row in rows:
+            if row.get("language") == "all":
+                queries += int(row["queries"])
+                parsed += int(row.get("parsed") or row["queries"])
+                agree += int(row["agree"])
+    unseen: Counter[str] = Counter()
+    files = 0
+    for corpus, path in model.sources.by_corpus("unseen").items():
+        unseen.update(r["reason"] for r in read_tsv(path, UNSEEN_COLUMNS))
+        files += int(model.corpora.get(corpus, {}).get("files") or 0)
+    audit = (
+        f"universal-ctags agrees on {agree} of the {parsed} code-track answers it can parse "
+        f"({agree / parsed:.1%}; {queries - parsed} more are in files it has no parser for)"
+        if parsed
+        else "no ctags audit was read"
+    )
+    reasons = ", ".join(f"{reason} {n}" for reason, n in sorted(unseen.items()))
+    return (
+        f"**Ground truth is a parser's opinion.** Over every corpus, {audit}. "
+        f"{sum(unseen.values())} of {files} files were not (fully) seen by the parser"
+        + (f" ({reasons})" if reasons else "")
+        + "; a name declared in one of them may look unique when it is not."
+    )
+
+
+def slice_measured(model: Model) -> str:
+    tracks = sorted({s.track for s in model.sections})
+    return (
+        f"**Definition-finding is a slice of searching.** Measured here: {', '.join(tracks)} "
+        'track(s), one symbol name per question. "Where is this used?", "what calls this?" '
+        "and searches with no name to type are not measured."
+    )
+
+
+def machine(model: Model) -> str:
+    if not model.timing_enabled:
+        return "**One machine.** Timing was not measured in this run."
+    hosts = {
+        (r.get("cpu_model"), r.get("cores"), r.get("kernel"), r.get("corpus_filesystem"))
+        for r in map(read_json, model.sources.keyed("timing_host").values())
+    }
+    named = "; ".join(f"{c} ({n} cores), {k}, corpus on {fs}" for c, n, k, fs in sorted(hosts))
+    return (
+        "**One machine, one filesystem.** Every time in this report was measured on "
+        f"{named or 'a host with no record'}. Ratios to the baseline in one run deserve more "
+        "trust than the milliseconds."
+    )
+
+
+def paragraphs(model: Model) -> list[str]:
+    return [bias(model), parser_gaps(model), slice_measured(model), machine(model)]
+
+
+def bold(text: str) -> str:
+    head, _, rest = text.removeprefix("**").partition("**")
+    return f"<strong>{esc(head)}</strong>{esc(rest)}"
+
+
+def html(page: Page) -> list[str]:
+    items = "".join(f"<li>{bold(p)}</li>" for p in paragraphs(page.model))
+    return [f'<h2 id="weaknesses">{TITLE}</h2>', f"<ul>{items}</ul>"]
+
+
+def markdown(model: Model) -> list[str]:
+    return [f"## {TITLE}\n", "".join(f"- {p}\n" for p in paragraphs(model))]
