@@ -26,6 +26,16 @@ QUERY_GUARDS = ("-e", "--regexp", "--", "-")
 # An element that embeds the query as an option's value, e.g. ast-grep's `--pattern={query}`.
 QUERY_PREFIXES = ("--pattern=", "--regexp=")
 PLACEHOLDERS = ("{binary}", "{query}", "{index}", "{index_binary}")
+# What kind of search tool an entry is; the report names the best of each family.
+FAMILIES = (
+    "grep",
+    "structural",
+    "tag-index",
+    "trigram-index",
+    "language-server",
+    "agent-tool",
+    "ranker-under-test",
+)
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,7 @@ class ToolSpec:
     # A regular expression the first version line must match (re.search): a `grep` that is
     # ugrep, or an `rg` that is a wrapper script, stops the run instead of being measured.
     version_match: str | None = None
+    family: str = "grep"  # one of FAMILIES
 
 
 @dataclass(frozen=True)
@@ -106,6 +117,14 @@ def _spec_from_entry(name: str, entry: dict) -> ToolSpec:
     if entry["output"] not in FORMATS:
         raise BenchError(
             f"tool {name}: output {entry['output']!r} is not one of {', '.join(FORMATS)}"
+        )
+    if "family" not in entry:
+        raise BenchError(
+            f"tool {name}: missing `family` in tools file; one of {', '.join(FAMILIES)}"
+        )
+    if entry["family"] not in FAMILIES:
+        raise BenchError(
+            f"tool {name}: family {entry['family']!r} is not one of {', '.join(FAMILIES)}"
         )
     values = {k: v for k, v in entry.items() if v is not None}
     values.setdefault("description", name)

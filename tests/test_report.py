@@ -866,3 +866,35 @@ def test_where_this_benchmark_is_wrong_is_written_from_the_run(tmp_path: Path) -
     assert "the docs track was not measured on any corpus" in text
     md = "".join(weaknesses.markdown(model))
     assert md.startswith("## Where this benchmark is wrong\n") and md.count("\n- ") == 4
+
+
+def test_the_best_tool_of_each_family_is_named_per_corpus_and_overall(tmp_path: Path) -> None:
+    """Issue 16: with a family per tool (tools.json), the report names the best of each
+    family by MRR per corpus and over the corpora; recomputed here from scores.tsv."""
+    from searchbench.report.sections import families
+
+    records = json.loads((FIX / "tools.json").read_text())
+    if isinstance(records, dict):
+        records = [{"name": k, **v} for k, v in records.items()]
+    kinds = {"hay": "ranker-under-test", "ast-grep": "structural"}
+    for r in records:
+        r["family"] = kinds.get(r["name"], "grep")
+    path = tmp_path / "results" / "tools.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(records))
+    model = build_model(
+        config=CONFIG, config_hash="x", command="x", **{**inputs(), "tools": str(path)}
+    )
+    [(track, header, rows)] = families.tables(model)
+    assert track == "code" and header == ["family", *CORPORA, "overall"]
+    by_family = {row[0]: row for row in rows}
+    assert set(by_family) == {"grep", "ranker-under-test", "structural"}
+    for i, corpus in enumerate(CORPORA, start=1):
+        grep_tools = {"rg", "ugrep"} & {r["tool"] for r in fixture_scores(corpus)}
+        means = {t: expected_mean(corpus, t, "rr", "all") for t in grep_tools}
+        top = max(means.values())
+        winner = min(t for t, m in means.items() if m == top)
+        assert by_family["grep"][i].startswith(f"{winner} {top:.3f}")
+    hay = [expected_mean(c, "hay", "rr", "all") for c in CORPORA]
+    assert by_family["ranker-under-test"][-1] == f"hay {sum(hay) / 2:.3f} over 2 of 2 corpora"
+    assert "## Best of each family" in "".join(families.markdown(model))

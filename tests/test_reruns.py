@@ -46,6 +46,7 @@ TOOLS = {
         ],
         "word_argv": ["--word-regexp"],
         "output": "grep-null",
+        "family": "grep",
         "list_files_argv": [
             "{binary}",
             "--no-config",
@@ -77,6 +78,7 @@ TOOLS = {
         ],
         "word_argv": ["--word-regexp"],
         "output": "grep-null",
+        "family": "grep",
         "env": {"LC_ALL": "C"},
     },
     # A user's own tool: a wrapper script found on PATH.
@@ -85,6 +87,7 @@ TOOLS = {
         "argv": ["{binary}", "-r", "-H", "-n", "-Z", "{word}", "-F", "-e", "{query}", "./"],
         "word_argv": ["-w"],
         "output": "grep-null",
+        "family": "grep",
         "version_argv": ["{binary}", "-V"],
     },
     "hay": {
@@ -92,6 +95,7 @@ TOOLS = {
         "argv": ["{binary}", "--null", "{word}", "--", "{query}", "./"],
         "word_argv": ["--word"],
         "output": "grep-null",
+        "family": "grep",
     },
 }
 WRAPPER = '#!/bin/sh\nexec grep "$@"\n'

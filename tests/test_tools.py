@@ -147,6 +147,7 @@ def test_missing_required_tool_names_install_hint(tmp_path):
             "binary": "no-such-searcher-xyz",
             "argv": ["{binary}", "--", "{query}"],
             "output": "grep",
+            "family": "grep",
             "install_hint": "apt-get install xyz-searcher",
         },
     )
@@ -164,6 +165,7 @@ def test_missing_optional_tool_is_unavailable(tmp_path):
             "binary": "/nonexistent/bin/grep",
             "argv": ["{binary}", "--", "{query}"],
             "output": "grep",
+            "family": "grep",
             "optional": True,
         },
     )
@@ -361,7 +363,8 @@ def test_an_unknown_output_format_is_refused_naming_the_known_ones(tmp_path):
 
     path = tmp_path / "tools.yaml"
     path.write_text(
-        "tools:\n  t:\n    binary: rg\n    argv: ['{binary}', '-e', '{query}']\n    output: json9\n"
+        "tools:\n  t:\n    binary: rg\n    argv: ['{binary}', '-e', '{query}']\n"
+        "    output: json9\n    family: grep\n"
     )
     with pytest.raises(BenchError, match=r"tool t: output 'json9' is not one of grep-null, "):
         load_tools(path)
@@ -394,3 +397,18 @@ def test_a_grep_that_is_ugrep_stops_resolution_naming_the_binary_and_its_target(
     path = tmp_path / "tools.json"
     write_tools_json({"grep": real}, path)
     assert read_tools_json(path)["grep"].binary_target == real.binary_target
+
+
+def test_every_tool_names_its_family_and_an_unknown_family_is_refused(tmp_path):
+    """Issue 16: the report names the best tool of each family, so every entry has one."""
+    from searchbench.tools import FAMILIES
+
+    specs = load_tools(TOOLS_YAML)
+    assert {s.family for s in specs.values()} <= set(FAMILIES)
+    assert specs["hay-no-definition"].family == "ranker-under-test"
+    assert specs["ctags"].family == "tag-index" and specs["ast-grep"].family == "structural"
+    entry = {"binary": "rg", "argv": ["{binary}", "-e", "{query}"], "output": "grep-null"}
+    with pytest.raises(BenchError, match="tool t: missing `family` in tools file; one of grep, "):
+        load_tools(_write_tools(tmp_path, entry))
+    with pytest.raises(BenchError, match="tool t: family 'vector' is not one of grep, "):
+        load_tools(_write_tools(tmp_path, {**entry, "family": "vector"}))

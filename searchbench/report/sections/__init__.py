@@ -10,6 +10,7 @@ from searchbench.report.sections import (
     agreement,
     corpus,
     docs_unmeasured,
+    families,
     intro,
     overview,
     provenance,
@@ -21,6 +22,7 @@ from searchbench.report.sections import (
 SECTIONS = (
     intro,
     overview,
+    families,
     weaknesses,
     agreement,
     corpus,

@@ -67,6 +67,7 @@ def provenance_html(model: Model) -> str:
         html_table(
             [
                 "tool",
+                "family",
                 "available",
                 "binary",
                 "resolves to",
@@ -78,6 +79,7 @@ def provenance_html(model: Model) -> str:
             [
                 [
                     t.get("name", ""),
+                    t.get("family") or "",
                     "yes" if t.get("available", True) else "no",
                     t.get("binary") or "",
                     t.get("binary_target") or "",

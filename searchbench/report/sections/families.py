@@ -1,0 +1,84 @@
+"""The best tool of each family (grep, structural, tag index, ranker under test, ...) per
+corpus and overall, on MRR over all queries: which kind of tool to give an agent."""
+
+from __future__ import annotations
+
+from statistics import mean
+
+from searchbench.report.charts import Page
+from searchbench.report.fmt import esc, fmt_num, html_table, md_table
+from searchbench.report.model import Model, Section
+
+NOTE = (
+    "Best tool of each family by MRR over all queries, with its verdict against the baseline "
+    "where it has one; overall: the highest mean MRR over the corpora the track measured "
+    "(a tool missing on a corpus is left out of that mean, and the count says so)."
+)
+
+
+def family_of(model: Model) -> dict[str, str]:
+    return {str(t.get("name")): str(t.get("family") or "unstated") for t in model.tools}
+
+
+def best(sec: Section, tools: list[str]) -> tuple[str, float] | None:
+    scored = [(sec.means["all"][t]["rr"], t) for t in tools if t in sec.means["all"]]
+    if not scored:
+        return None
+    top = max(score for score, _ in scored)
+    return min(t for score, t in scored if score == top), top  # ties: first by name
+
+
+def cell(sec: Section, tools: list[str]) -> str:
+    found = best(sec, tools)
+    if found is None:
+        return "–"
+    tool, mrr = found
+    comp = sec.comparisons.get((tool, "rr", "all"))
+    verdict = "baseline" if tool == sec.baseline else (comp or {}).get("verdict", "")
+    return f"{tool} {fmt_num(mrr)}" + (f" ({verdict})" if verdict else "")
+
+
+def overall(sections: list[Section], tools: list[str]) -> str:
+    means: dict[str, list[float]] = {}
+    for sec in sections:
+        for tool in tools:
+            if tool in sec.means["all"]:
+                means.setdefault(tool, []).append(sec.means["all"][tool]["rr"])
+    if not means:
+        return "–"
+    top = max(mean(v) for v in means.values())
+    tool = min(t for t, v in means.items() if mean(v) == top)
+    return f"{tool} {fmt_num(top)} over {len(means[tool])} of {len(sections)} corpora"
+
+
+def tables(model: Model) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(track, header, rows): one row per family present in the run."""
+    families = family_of(model)
+    out = []
+    for track in sorted({s.track for s in model.sections}):
+        sections = [s for s in model.sections if s.track == track]
+        rows = []
+        for family in sorted(set(families.values())):
+            members = sorted(t for t, f in families.items() if f == family)
+            if not any(t in s.tools for s in sections for t in members):
+                continue
+            rows.append([family, *[cell(s, members) for s in sections], overall(sections, members)])
+        out.append((track, ["family", *[s.corpus for s in sections], "overall"], rows))
+    return out
+
+
+def html(page: Page) -> list[str]:
+    out = ['<h2 id="families">Best of each family</h2>', f"<p>{esc(NOTE)}</p>"]
+    for track, header, rows in tables(page.model):
+        out += [
+            f"<h3>{esc(track)} track</h3>",
+            f'<div class="scroll">{html_table(header, rows)}</div>',
+        ]
+    return out
+
+
+def markdown(model: Model) -> list[str]:
+    out = ["## Best of each family\n", NOTE + "\n"]
+    for track, header, rows in tables(model):
+        out += [f"### {track} track\n", md_table(header, rows)]
+    return out
