@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import html
 import statistics
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 from searchbench.measures import METRIC_LABELS
@@ -18,14 +16,6 @@ METRIC_LABEL = dict(METRICS)
 
 
 TRUE_WORDS = frozenset({"1", "true", "yes", "True", "TRUE"})
-
-
-def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def as_float(value: Any) -> float:

@@ -13,7 +13,7 @@ from searchbench.gt_audit import SUMMARY_COLUMNS
 from searchbench.headings import DECLARED_COLUMNS
 from searchbench.measures import MIN_QUERIES, SUBSETS
 from searchbench.metrics import SCORE_COLUMNS
-from searchbench.report.fmt import METRICS, as_float, sha256_file
+from searchbench.report.fmt import METRICS, as_float
 from searchbench.report.inputs import ReportInputs
 from searchbench.report.summaries import (
     cost_summary,
@@ -27,6 +27,7 @@ from searchbench.report.summaries import (
 )
 from searchbench.sampling import FUNNEL_COLUMNS
 from searchbench.timing import TIMING_HEADER
+from searchbench.tools import file_sha256
 
 
 def load_inference(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -197,8 +198,8 @@ def build_model(inputs: ReportInputs) -> Model:
     sections, alpha = read_sections(
         inputs, str(config.get("baseline", "rg")), float(config.get("alpha", 0.05))
     )
-    timed = inputs.keyed("timing").values() if timing_enabled(config) else []
-    provenance = [p for p in inputs.every_path() if p not in set(inputs.keyed("timing").values())]
+    # With timing off, timing tables given anyway are neither read nor listed as inputs.
+    unread = set() if timing_enabled(config) else set(inputs.keyed("timing").values())
     tools = inputs.one("tools")
     if tools is None:
         raise BenchError("the report needs results/tools.json (report input 'tools')")
@@ -210,8 +211,9 @@ def build_model(inputs: ReportInputs) -> Model:
         gt_audit=read_rows(inputs, "gt_audit", SUMMARY_COLUMNS),
         corpora={c: read_json(p) for c, p in inputs.by_corpus("corpus").items()},
         inputs=[
-            (str(p), sha256_file(p), p.stat().st_size)
-            for p in sorted([*provenance, *timed], key=str)
+            (str(p), file_sha256(str(p)), p.stat().st_size)
+            for p in inputs.every_path()
+            if p not in unread
         ],
         config=config,
         config_hash=inputs.config_hash,

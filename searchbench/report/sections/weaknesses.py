@@ -54,7 +54,7 @@ def parser_gaps(model: Model) -> str:
         for row in rows:
             if row.get("language") == "all":
                 queries += int(row["queries"])
-                parsed += int(row.get("parsed") or row["queries"])
+                parsed += int(row["parsed"])
                 agree += int(row["agree"])
     unseen: Counter[str] = Counter()
     files = 0
