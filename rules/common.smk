@@ -112,6 +112,21 @@ if _problem:
     stop(_problem)
 if config["baseline"] not in config["tools"]:
     stop(unknown_name_line("tool", config["baseline"], config["tools"], "baseline"))
+for _tool in config["primary"]:
+    if _tool not in config["tools"]:
+        stop(unknown_name_line("tool", _tool, config["tools"], "primary"))
+if config["baseline"] in config["primary"]:
+    stop(
+        f"config error: primary names the baseline {config['baseline']!r}, which is not "
+        "compared with itself; remove it from primary"
+    )
+for _tool, _entry in sorted(config["tools"].items()):
+    _full = _entry.get("ablation_of")
+    if _full is not None and (_full not in config["tools"] or _full == _tool):
+        stop(
+            f"{config['tools_file']}: tool {_tool!r} has ablation_of {_full!r}, which is "
+            "not another tool in that file; name the full tool it varies"
+        )
 # A local corpus that cannot be read fails now, not halfway through a run.
 for _name, _entry in sorted(config["corpora"].items()):
     if _entry["source"]["kind"] == "local":
@@ -188,6 +203,13 @@ if config["word_match"] and _NO_WORD_FORM:
 TOOL_IDENTITY = {name: tool_identity(tool) for name, tool in RESOLVED_TOOLS.items()}
 if config["baseline"] not in TOOLS:
     stop(f"baseline tool {config['baseline']!r} is not available; install it")
+# The declared comparison families among the tools available here (searchbench/inference.py).
+PRIMARY_TOOLS = [t for t in config["primary"] if t in TOOLS]
+ABLATIONS = {
+    t: config["tools"][t]["ablation_of"]
+    for t in TOOLS
+    if config["tools"][t].get("ablation_of") in TOOLS
+}
 INDEXED_TOOLS = [t for t in TOOLS if config["tools"][t].get("index_argv")]
 LISTING_TOOLS = [t for t in TOOLS if config["tools"][t].get("list_files_argv")]
 CORPORA = sorted(config["corpora"])

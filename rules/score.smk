@@ -37,7 +37,9 @@ rule inference:
         alpha=config["alpha"],
         resamples=config["resamples"],
         min_queries=config["min_queries"],
-        # Every pair of tools too, for the report's pairwise table (a separate Holm family).
+        primary=PRIMARY_TOOLS,
+        ablations=ABLATIONS,
+        # Every pair no declared family tests, for the report's pairwise table (all-pairs).
         all_pairs=True,
         rerun_on_code=code_hash("inference"),
     script:
@@ -62,6 +64,7 @@ rule power:
         # The inference's resamples decide which comparisons can reach alpha (Holm's m).
         resamples=config["resamples"],
         min_queries=config["min_queries"],
+        primary=PRIMARY_TOOLS,
         rerun_on_code=code_hash("power"),
     script:
         "../scripts/power.py"

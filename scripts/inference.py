@@ -1,4 +1,4 @@
-"""Paired inference of each tool against the baseline: writes inference.json and .tsv."""
+"""Paired inference in the declared comparison families: writes inference.json and .tsv."""
 
 from searchbench.inference import run_inference, write_inference
 from searchbench.metrics import read_scores
@@ -15,6 +15,8 @@ def main(smk) -> None:
         alpha=float(params.alpha),
         resamples=int(params.resamples),
         min_queries=int(params.min_queries),
+        primary=list(params.primary),
+        ablations=dict(params.ablations),
         all_pairs=bool(getattr(params, "all_pairs", False)),
         context=context,
     )

@@ -14,6 +14,7 @@ def main(smk) -> None:
         alpha=float(params.alpha),
         resamples=int(params.resamples),
         min_queries=int(params.min_queries),
+        primary=list(params.primary),
         context={key: str(value) for key, value in smk.wildcards.items()},
     )
     write_power(result, smk.output.json)

@@ -27,23 +27,31 @@ found the query in more than one file), the per-query differences d = tool - bas
   there is no difference to test); ``not evidence`` when n < MIN_QUERIES or when too few
   queries differ for any result to reach alpha (p_min >= alpha).
 
-Families. One comparison has one test and one verdict:
+Families. One comparison has one test and one verdict, in one of four families, each with its
+own Holm adjustment within each (metric, subset):
 
-- ``vs-baseline`` (``comparisons``): for one metric and one subset, every tool against the
-  baseline (ablation variants of hay count as tools). It answers the report's main question,
-  "which tools differ from the baseline here?", and controls the family-wise error rate at
-  alpha over those comparisons.
-- ``all-pairs`` (``pairs``, optional): for one metric and one subset, every pair of tools
-  NOT involving the baseline, with its own Holm adjustment: it controls the family-wise error
-  rate at alpha over those pairs (over both families together: at most 2 alpha). A pair with
-  the baseline is not tested again: ``pairs`` repeats its vs-baseline comparison (same
-  numbers, same verdict, family ``vs-baseline``). Testing it twice, in families of different
-  sizes with different draws, gave one pair two verdicts; folding every pair into one family
-  instead would make the headline comparisons pay for 66 pairs they do not ask about.
+- ``primary``: the benchmark's declared questions, config ``primary`` (default: hay), each tool
+  named there against the baseline. Holm among the primaries only, so adding a tool or a
+  variant of hay never makes the headline verdict harder to reach.
+- ``secondary``: every other tool against the baseline ("which other tools differ from the
+  baseline here?").
+- ``ablation``: each ablation variant (tools.yaml ``ablation_of``) against the full tool it
+  varies: the effect of switching its signals off, measured, not assumed. A variant whose full
+  tool was not scored is compared with the baseline, in the secondary family.
+- ``all-pairs`` (``pairs``, optional, exploratory): every pair of tools no declared family
+  tests. A pair a declared family tests is not tested again: ``pairs`` repeats that comparison
+  (same numbers, same verdict, same family). Testing it twice, in families of different sizes,
+  gave one pair two verdicts.
 
-Each comparison draws from its own Generator seeded by (seed, crc32 of its name), so its
-interval and p do not depend on which other tools are configured, and everything is
-byte-identical for the same inputs and seed.
+Each family controls the family-wise error rate of its own comparisons at alpha; nothing
+controls it across families (four families: at most 4 alpha over everything). That is the
+point of declaring them: the primary family's claim is corrected for the questions it asks,
+not for every comparison a run happens to include.
+
+Each comparison draws from its own Generator seeded by (seed, crc32 of what it compares: the
+two tools, the metric, the subset), so its interval and p depend neither on which other tools
+are configured nor on the family it is in, and everything is byte-identical for the same
+inputs and seed.
 """
 
 import os
@@ -68,13 +76,24 @@ from searchbench.measures import (  # noqa: F401 - VERDICTS re-exported for its 
 
 EXACT_MAX_N_EFF = 16
 CONFIDENCE = 0.95
-FAMILIES = ("vs-baseline", "all-pairs")
+FAMILIES = ("primary", "secondary", "ablation", "all-pairs")
+DECLARED_FAMILIES = FAMILIES[:3]
+FAMILY_CONTROLS = {
+    "primary": (
+        "the declared questions (config primary): each vs the baseline; Holm among them only"
+    ),
+    "secondary": "every other tool vs the baseline; Holm among them",
+    "ablation": (
+        "each ablation variant (tools.yaml ablation_of) vs the full tool it varies; Holm among them"
+    ),
+    "all-pairs": ("every pair no declared family tests (exploratory); Holm among them"),
+}
 TSV_COLUMNS = (
     "family",
     "tool",
     "baseline",
     "metric",
-    "primary",
+    "primary_metric",
     "subset",
     "n",
     "n_eff",
@@ -213,10 +232,10 @@ def verdict(
 
 
 def describe(name: Sequence[str]) -> str:
-    """A comparison's name for messages: (family, tool, baseline, metric, subset) or any."""
-    if len(name) == 5:
-        family, tool, base, metric, subset = name
-        return f"tool {tool!r} vs {base!r}, metric {metric}, subset {subset} ({family})"
+    """A comparison's name for messages: (tool, reference, metric, subset) or any."""
+    if len(name) == 4:
+        tool, base, metric, subset = name
+        return f"tool {tool!r} vs {base!r}, metric {metric}, subset {subset}"
     return "comparison " + "/".join(map(str, name))
 
 
@@ -365,7 +384,7 @@ def _family(
         for metric in METRICS:
             check_finite(
                 arrays[(tool, metric, "all")] - arrays[(base, metric, "all")],
-                (family, tool, base, metric, "all"),
+                (tool, base, metric, "all"),
                 list(subsets["all"]),
             )
         # Every metric is a function of the rank: equal metrics on every query mean the same
@@ -379,7 +398,7 @@ def _family(
                     arrays[(tool, metric, subset)],
                     arrays[(base, metric, subset)],
                     seed=seed,
-                    name=(family, tool, base, metric, subset),
+                    name=(tool, base, metric, subset),
                     resamples=resamples,
                 )
                 result.update(
@@ -387,7 +406,7 @@ def _family(
                     tool=tool,
                     baseline=base,
                     metric=metric,
-                    primary=metric == PRIMARY_METRIC,
+                    primary_metric=metric == PRIMARY_METRIC,
                     subset=subset,
                     identical=identical,
                 )
@@ -397,7 +416,7 @@ def _family(
 
 
 def holm_sizes(comparisons: Sequence[Mapping]) -> dict[str, dict[str, int]]:
-    """m of each (metric, subset) Holm family after Tarone's rule."""
+    """m of each (metric, subset) Holm adjustment of one family after Tarone's rule."""
     return {
         metric: {
             subset: sum(
@@ -413,7 +432,7 @@ def holm_sizes(comparisons: Sequence[Mapping]) -> dict[str, dict[str, int]]:
 
 def holm_excluded(comparisons: Sequence[Mapping]) -> list[dict]:
     """Which comparisons left their Holm family, and why (in comparison order)."""
-    keys = ("tool", "baseline", "metric", "subset", "n_eff")
+    keys = ("family", "tool", "baseline", "metric", "subset", "n_eff")
     return [
         {**{k: c[k] for k in keys}, "reason": c["holm_excluded"]}
         for c in comparisons
@@ -421,26 +440,73 @@ def holm_excluded(comparisons: Sequence[Mapping]) -> list[dict]:
     ]
 
 
+def declared_pairs(
+    tools: Sequence[str],
+    baseline: str,
+    primary: Sequence[str] = (),
+    ablations: Mapping[str, str] | None = None,
+) -> dict[str, list[tuple[str, str]]]:
+    """(tool, reference) pairs of each declared family, among the scored tools.
+
+    A primary or ablation tool that was not scored has no comparison; an ablation variant
+    whose full tool was not scored is compared with the baseline (secondary)."""
+    scored = set(tools)
+    ablations = {v: full for v, full in (ablations or {}).items() if full in scored}
+    primaries = [t for t in sorted(set(primary)) if t in scored and t != baseline]
+    out: dict[str, list[tuple[str, str]]] = {
+        "primary": [(t, baseline) for t in primaries],
+        "secondary": [
+            (t, baseline)
+            for t in tools
+            if t != baseline and t not in primaries and t not in ablations
+        ],
+        "ablation": [(v, ablations[v]) for v in tools if v in ablations and v not in primaries],
+    }
+    return out
+
+
 def _pairs(
     scores: pd.DataFrame,
     tools: Sequence[str],
-    baseline: str,
-    versus: Sequence[Mapping],
+    declared: Sequence[Mapping],
     options: Mapping,
 ) -> list[dict]:
-    """Every unordered pair of tools: a pair with the baseline repeats its vs-baseline
-    comparison (one test, one verdict); the other pairs form the all-pairs family."""
-    own = [pair for pair in combinations(tools, 2) if baseline not in pair]
+    """Every unordered pair of tools: a pair a declared family tests repeats that comparison
+    (one test, one verdict); the other pairs form the all-pairs family."""
+    by_pair = {frozenset((c["tool"], c["baseline"])): c for c in declared}
+    own = [pair for pair in combinations(tools, 2) if frozenset(pair) not in by_pair]
     tested = iter(_family(scores, own, "all-pairs", **options))
-    by_tool = {(c["tool"], c["metric"], c["subset"]): c for c in versus}
+    by_key = {(c["tool"], c["baseline"], c["metric"], c["subset"]): c for c in declared}
     out = []
     for pair in combinations(tools, 2):
-        if baseline in pair:
-            other = pair[0] if pair[1] == baseline else pair[1]
-            out += [dict(by_tool[(other, m, s)]) for m in METRICS for s in SUBSETS]
+        if frozenset(pair) in by_pair:
+            c = by_pair[frozenset(pair)]
+            out += [
+                dict(by_key[(c["tool"], c["baseline"], m, s)]) for m in METRICS for s in SUBSETS
+            ]
         else:
             out += [next(tested) for _ in range(len(METRICS) * len(SUBSETS))]
     return out
+
+
+def _check_declared(
+    tools: Sequence[str], baseline: str, primary: Sequence[str], ablations: Mapping[str, str]
+) -> None:
+    if baseline not in tools:
+        raise BenchError(
+            f"baseline tool {baseline!r} has no scores (tools: {list(tools)}); "
+            "set 'baseline' in config/config.yaml to a scored tool"
+        )
+    if baseline in primary:
+        raise BenchError(
+            f"primary names the baseline {baseline!r}: a tool is not compared with itself; "
+            "remove it from 'primary' in config/config.yaml"
+        )
+    for variant, full in ablations.items():
+        if variant == full:
+            raise BenchError(
+                f"tool {variant!r} is an ablation of itself; fix its ablation_of in tools.yaml"
+            )
 
 
 def run_inference(
@@ -450,30 +516,32 @@ def run_inference(
     seed: int,
     alpha: float = 0.05,
     resamples: int = 10_000,
+    primary: Sequence[str] = (),
+    ablations: Mapping[str, str] | None = None,
     all_pairs: bool = False,
     context: Mapping[str, str] | None = None,
     min_queries: int = MIN_QUERIES,
 ) -> dict:
     """The content of inference.json for one corpus and track's scores.
 
-    ``comparisons`` holds every tool against the baseline (the vs-baseline family); with
-    all_pairs, ``pairs`` holds every unordered pair of tools (diff is the first-named tool
-    minus the second): pairs without the baseline are the all-pairs family, pairs with it
-    repeat the vs-baseline comparison (see the module docstring).
+    ``comparisons`` holds the declared families in order: primary (each tool of ``primary``
+    vs the baseline), secondary (every other tool vs the baseline), ablation (each variant of
+    ``ablations``, variant -> full tool, vs that tool). With all_pairs, ``pairs`` holds every
+    unordered pair of tools (diff is the first-named tool minus the second) in the order of
+    itertools.combinations: pairs a declared family tests repeat that comparison as it is, the
+    others are the all-pairs family (see the module docstring).
     """
     if not 0.0 < alpha < 1.0:
         raise BenchError(f"alpha = {alpha} must lie strictly between 0 and 1")
     if resamples < 1:
         raise BenchError(f"resamples = {resamples} must be a positive integer")
     tools = sorted(set(scores["tool"]))
-    if baseline not in tools:
-        raise BenchError(
-            f"baseline tool {baseline!r} has no scores (tools: {tools}); "
-            "set 'baseline' in config/config.yaml to a scored tool"
-        )
+    ablations = dict(ablations or {})
+    _check_declared(tools, baseline, primary, ablations)
     options = {"seed": seed, "alpha": alpha, "resamples": resamples, "min_queries": min_queries}
-    versus = [(tool, baseline) for tool in tools if tool != baseline]
-    comparisons = _family(scores, versus, "vs-baseline", **options)
+    declared = declared_pairs(tools, baseline, primary, ablations)
+    by_family = {f: _family(scores, pairs, f, **options) for f, pairs in declared.items()}
+    comparisons = [c for f in DECLARED_FAMILIES for c in by_family[f]]
     result = {
         "metadata": {
             **dict(context or {}),
@@ -481,21 +549,30 @@ def run_inference(
             "baseline": baseline,
             "bootstrap": (
                 f"{CONFIDENCE:.0%} percentile bootstrap of the mean paired difference "
-                "(tool - baseline), resampling queries with replacement"
+                "(tool - reference), resampling queries with replacement"
             ),
             "confidence": CONFIDENCE,
-            "family": (
-                "vs-baseline: Holm adjustment within each (metric, subset) of this corpus and "
-                "track, over the tools compared with the baseline whose comparison can reach "
-                "alpha (Tarone's rule: smallest possible p >= alpha, identical tools and empty "
-                "subsets are left out, listed in holm_excluded); it keeps the family-wise "
-                "error rate of those comparisons at alpha"
+            "families": {
+                f: {
+                    "controls": FAMILY_CONTROLS[f],
+                    "pairs": [list(pair) for pair in declared[f]],
+                    "holm_m": holm_sizes(by_family[f]),
+                }
+                for f in DECLARED_FAMILIES
+            },
+            "family_rule": (
+                "Holm adjustment within each family and (metric, subset), over its comparisons "
+                "that can reach alpha (Tarone's rule: smallest possible p >= alpha, identical "
+                "tools and empty subsets are left out, listed in holm_excluded); each family "
+                "keeps the family-wise error rate of its own comparisons at alpha"
             ),
-            "family_size": len(versus),
-            "holm_m": holm_sizes(comparisons),
+            "primary": sorted(set(primary)),
+            "ablations": dict(sorted(ablations.items())),
             "holm_excluded": holm_excluded(comparisons),
             "exact_max_n_eff": EXACT_MAX_N_EFF,
-            "identical_tools": sorted({c["tool"] for c in comparisons if c["identical"]}),
+            "identical_tools": sorted(
+                {c["tool"] for c in comparisons if c["identical"] and c["baseline"] == baseline}
+            ),
             "metrics": list(METRICS),
             "min_queries": min_queries,
             "primary_metric": PRIMARY_METRIC,
@@ -515,31 +592,29 @@ def run_inference(
             "tools": tools,
             "trivial_queries": int(scores.groupby("qid")["trivial"].first().sum()),
             "verdict_rule": (
-                "detected only when the CI excludes 0 and p_holm < alpha; 'tests disagree' "
-                "when exactly one holds (not detected); 'identical' when the tool scores the "
-                "same as the baseline on every query and metric; 'not evidence' when n < "
-                f"{min_queries} or too few queries differ for any result to reach alpha "
-                "(p_min >= alpha)"
+                "detected only when the CI excludes 0 and p_holm (adjusted within the "
+                "comparison's family) < alpha; 'tests disagree' when exactly one holds (not "
+                "detected); 'identical' when the two tools score the same on every query and "
+                f"metric; 'not evidence' when n < {min_queries} or too few queries differ for "
+                "any result to reach alpha (p_min >= alpha)"
             ),
         },
         "comparisons": comparisons,
     }
     if all_pairs:
-        pairs = _pairs(scores, tools, baseline, comparisons, options)
+        pairs = _pairs(scores, tools, comparisons, options)
         own = [c for c in pairs if c["family"] == "all-pairs"]
         result["pairs"] = pairs
-        result["metadata"].update(
-            pairs_family=(
-                "all-pairs: Holm within each (metric, subset) over the pairs of tools not "
-                "involving the baseline whose comparison can reach alpha; it keeps the "
-                "family-wise error rate of those pairs at alpha (with the vs-baseline family: "
-                "at most 2 alpha). A pair with the baseline is its vs-baseline comparison, "
-                "repeated as it is (family vs-baseline)"
-            ),
-            pairs_family_size=sum(1 for p in combinations(tools, 2) if baseline not in p),
-            pairs_holm_m=holm_sizes(own),
-            pairs_holm_excluded=holm_excluded(own),
-        )
+        result["metadata"]["families"]["all-pairs"] = {
+            "controls": FAMILY_CONTROLS["all-pairs"],
+            "pairs": [
+                [c["tool"], c["baseline"]]
+                for c in own
+                if c["metric"] == PRIMARY_METRIC and c["subset"] == "all"
+            ],
+            "holm_m": holm_sizes(own),
+        }
+        result["metadata"]["pairs_holm_excluded"] = holm_excluded(own)
     return result
 
 
@@ -559,8 +634,8 @@ def inference_json(result: Mapping) -> str:
 
 
 def inference_tsv(result: Mapping) -> str:
-    """inference.tsv content: one row per comparison, the vs-baseline family first, then the
-    all-pairs family (a pair with the baseline is already among the first rows)."""
+    """inference.tsv content: one row per comparison, the declared families first (primary,
+    secondary, ablation), then the all-pairs family (a declared pair is already above)."""
     pairs = [c for c in result.get("pairs", []) if c["family"] == "all-pairs"]
     rows = [[_tsv_cell(comp[c]) for c in TSV_COLUMNS] for comp in [*result["comparisons"], *pairs]]
     return tsv_text(TSV_COLUMNS, rows)

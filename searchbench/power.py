@@ -19,8 +19,9 @@ Model, from scores.tsv:
 
 Rule, for each simulated sample (as the inference applies it): detected better only when the
 95% percentile bootstrap interval's low end is > 0 AND the sign-flip p (exact for n_eff <=
-EXACT_MAX_N_EFF, else Monte Carlo) is < alpha / m, where m is the size of the vs-baseline
-Holm family of rr over all queries after Tarone's rule (at least 1). alpha / m is Holm's first
+EXACT_MAX_N_EFF, else Monte Carlo) is < alpha / m, where m is the size of the primary family's
+Holm adjustment of rr over all queries after Tarone's rule (at least 1; with no primary tool,
+the tools compared with the baseline). alpha / m is Holm's first
 step: the worst case for a single true effect among the family (with other true effects the
 threshold only gets easier). Fewer than MIN_QUERIES queries: nothing is detectable.
 
@@ -48,7 +49,7 @@ on simulated samples.
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -136,11 +137,13 @@ def difference_pool(scores: pd.DataFrame, baseline: str, metric: str = PRIMARY_M
     )
 
 
-def family_m(pool: Pool, alpha: float, resamples: int) -> int:
-    """Size of the vs-baseline Holm family of the metric over all queries, after Tarone's
-    rule as searchbench.inference applies it, and at least 1 (the simulated tool)."""
+def family_m(pool: Pool, alpha: float, resamples: int, family: Sequence[str] | None = None) -> int:
+    """Size of the Holm adjustment of the metric over all queries in the family of the given
+    tools (default: every tool compared with the baseline), after Tarone's rule as
+    searchbench.inference applies it, and at least 1 (the simulated tool)."""
+    members = pool.n_eff if family is None else [t for t in family if t in pool.n_eff]
     reachable = [
-        t for t, k in pool.n_eff.items() if t not in pool.identical and min_p(k, resamples) < alpha
+        t for t in members if t not in pool.identical and min_p(pool.n_eff[t], resamples) < alpha
     ]
     return max(1, len(reachable))
 
@@ -317,12 +320,15 @@ def run_power(
     settings: Settings = Settings(),
     context: Mapping[str, str] | None = None,
     min_queries: int = MIN_QUERIES,
+    primary: Sequence[str] = (),
 ) -> dict:
-    """The content of power.json for one corpus and track's scores."""
+    """The content of power.json for one corpus and track's scores: the power of a primary
+    question (with no primary tool scored, of a comparison with the baseline)."""
     if not 0.0 < alpha < 1.0:
         raise BenchError(f"alpha = {alpha} must lie strictly between 0 and 1")
     pool = difference_pool(scores, baseline)
-    m = family_m(pool, alpha, resamples)
+    family = [t for t in primary if t in pool.n_eff] or None
+    m = family_m(pool, alpha, resamples, family)
     thresholds = to_delta(
         simulate_thresholds(pool, alpha / m, seed=seed, settings=settings, min_queries=min_queries),
         pool,
@@ -366,10 +372,12 @@ def run_power(
                 f"{settings.exact_max}, else Monte Carlo)"
             ),
             "holm": (
-                "m = the vs-baseline Holm family of this metric over all queries after Tarone's "
-                "rule (at least 1); alpha / m is Holm's first step, the worst case for a single "
-                "true effect among the family"
+                f"m = the {'primary' if family else 'vs-baseline'} family's Holm adjustment of "
+                "this metric over all queries after Tarone's rule (at least 1); alpha / m is "
+                "Holm's first step, the worst case for a single true effect among the family"
             ),
+            "family": "primary" if family else "vs-baseline",
+            "family_tools": sorted(family or pool.n_eff),
         },
         "n": pool.n,
         "tie_share": pool.tie_share,

@@ -82,6 +82,18 @@ def _dry_run(tmp_path: Path, config: dict) -> subprocess.CompletedProcess:
         ),
         (lambda c, p: c.update(sed=1), "unknown key `sed` (did you mean `seed`?)"),
         (
+            lambda c, p: c.update(primary=["hya"]),
+            "tool 'hya' is not configured (did you mean `hay`?)",
+        ),
+        (
+            lambda c, p: c.update(primary=["rg"]),
+            "primary names the baseline 'rg', which is not compared with itself",
+        ),
+        (
+            lambda c, p: c.update(tools=_tools_with(**{"hay-no-path": {"ablation_of": "hya"}})),
+            "tool 'hay-no-path' has ablation_of 'hya', which is not another tool in that file",
+        ),
+        (
             lambda c, p: c.update(tools=_tools_with(ctags={"languages": ["c", "swfit"]})),
             "config error at `tools.ctags.languages`: swfit is not a parsed language",
         ),

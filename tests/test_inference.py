@@ -214,7 +214,8 @@ def test_tarone_leaves_comparisons_that_cannot_reach_alpha_out_of_holm():
     assert win["holm_m"] == 1 and win["p_holm"] == 2 / 64
     assert win["verdict"] == "detected better"
     meta = result["metadata"]
-    assert meta["family_size"] == 11 and meta["holm_m"]["rr"]["all"] == 1
+    secondary = meta["families"]["secondary"]
+    assert len(secondary["pairs"]) == 11 and secondary["holm_m"]["rr"]["all"] == 1
     excluded = {(e["tool"], e["metric"], e["subset"]): e for e in meta["holm_excluded"]}
     assert len(excluded) == 10 * len(METRICS) * len(SUBSETS)
     assert excluded[("same0", "rr", "all")]["reason"].startswith("identical")
@@ -226,7 +227,9 @@ def test_tarone_leaves_comparisons_that_cannot_reach_alpha_out_of_holm():
         assert c["p_holm"] is None and c["holm_m"] is None and c["holm_excluded"]
         assert c["verdict"] == ("identical" if tool.startswith("same") else "not evidence")
     assert meta["identical_tools"] == [f"same{i}" for i in range(5)]
-    row = next(line for line in inference_tsv(result).splitlines() if line.startswith("vs-"))
+    row = next(
+        line for line in inference_tsv(result).splitlines() if line.startswith("secondary\t")
+    )
     assert len(row.split("\t")) == len(TSV_COLUMNS)
 
 
@@ -238,7 +241,7 @@ def test_holm_adjustment_turns_a_raw_win_into_tests_disagree():
     trivial = [False] * 12 + [True] * 18
     tools = {"rg": base, "t1": tool, "t2": tool, "t3": tool, "t4": tool}
     result = run_inference(make_scores(tools, trivial), baseline="rg", seed=SEED)
-    assert result["metadata"]["family_size"] == 4
+    assert len(result["metadata"]["families"]["secondary"]["pairs"]) == 4
     for c in result["comparisons"]:
         assert c["n_eff"] == 6 and c["p_randomization"] == 2 / 64
         assert c["ci_low"] > 0 and c["holm_m"] == 4
@@ -274,7 +277,7 @@ def test_empty_discriminating_subset_is_not_evidence():
     c = by_key(result, "t", "ndcg10", "discriminating")
     assert c["n"] == 0 and c["p_randomization"] is None and c["verdict"] == "not evidence"
     assert c["holm_excluded"] == "no query in this subset"
-    assert result["metadata"]["family_size"] == 1
+    assert result["metadata"]["families"]["secondary"]["pairs"] == [["t", "rg"]]
 
 
 # --- output ---------------------------------------------------------------------------------
@@ -301,9 +304,9 @@ def test_output_is_byte_identical_and_documents_itself():
     meta = json.loads(inference_json(first))["metadata"]
     assert meta["primary_metric"] == "rr" and meta["baseline"] == "rg"
     assert (meta["seed"], meta["resamples"], meta["alpha"]) == (SEED, 10_000, 0.05)
-    assert "Holm" in meta["family"] and meta["family_size"] == 2
+    assert "Holm" in meta["family_rule"] and len(meta["families"]["secondary"]["pairs"]) == 2
     # three pairs in the matrix; only (hay, ug) is tested in the all-pairs family
-    assert meta["pairs_family_size"] == 1 and len(first["pairs"]) == 18
+    assert meta["families"]["all-pairs"]["pairs"] == [["hay", "ug"]] and len(first["pairs"]) == 18
     lines = inference_tsv(first).splitlines()
     assert lines[0].split("\t") == list(TSV_COLUMNS)
     assert len(lines) == 1 + 12 + 6
@@ -342,9 +345,11 @@ def test_a_nan_or_infinite_difference_is_a_clear_error_not_p_zero():
 
 
 def test_one_pair_one_test_one_verdict():
-    # a pair with the baseline is tested once, in the vs-baseline family, and the matrix
+    # a pair with the baseline is tested once, in its declared family, and the matrix
     # repeats that comparison as it is; the all-pairs family holds only the other pairs
-    result = run_inference(_three_tools(), baseline="rg", seed=SEED, all_pairs=True)
+    result = run_inference(
+        _three_tools(), baseline="rg", seed=SEED, all_pairs=True, primary=["hay"]
+    )
     versus = {(c["tool"], c["metric"], c["subset"]): c for c in result["comparisons"]}
     seen = set()
     for c in result["pairs"]:
@@ -352,14 +357,99 @@ def test_one_pair_one_test_one_verdict():
         assert key not in seen
         seen.add(key)
         if "rg" in (c["tool"], c["baseline"]):
-            assert c["family"] == "vs-baseline"
+            assert c["family"] == (
+                "primary" if "hay" in (c["tool"], c["baseline"]) else "secondary"
+            )
             assert c == versus[(c["tool"], c["metric"], c["subset"])]
         else:
             assert c["family"] == "all-pairs" and c["holm_m"] in (None, 1)
     assert len(seen) == 3 * len(METRICS) * len(SUBSETS)
     meta = result["metadata"]
-    assert meta["pairs_holm_m"]["rr"]["all"] <= 1 and "2 alpha" in meta["pairs_family"]
-    assert "not involving the baseline" in meta["pairs_family"]
+    assert meta["families"]["all-pairs"]["holm_m"]["rr"]["all"] <= 1
+    assert "no declared family tests" in meta["families"]["all-pairs"]["controls"]
+
+
+def _hay_and_variants() -> pd.DataFrame:
+    # hay wins on 8 of 30 queries (exact p = 2/256); five other tools win the same way
+    base = [12] * 30
+    win = [1] * 8 + [12] * 22
+    return make_scores(
+        {
+            "rg": base,
+            "hay": win,
+            **{f"other{i}": list(win) for i in range(5)},
+            "hay-no-kw": [2] * 8 + [12] * 22,  # worse than hay on those 8 queries
+        }
+    )
+
+
+def test_declared_families_hold_holm_to_the_questions_they_ask():
+    # Issue 15 item 1. In one family of seven, hay's p = 2/256 becomes 7 * 2/256 > 0.05;
+    # declared primary, it is tested alone and detected, whatever else the run includes.
+    scores = _hay_and_variants()
+    one = run_inference(scores, baseline="rg", seed=SEED)
+    assert by_key(one, "hay", "rr", "all")["verdict"] == "tests disagree"
+    assert by_key(one, "hay", "rr", "all")["holm_m"] == 7
+    declared = run_inference(
+        scores, baseline="rg", seed=SEED, primary=["hay"], ablations={"hay-no-kw": "hay"}
+    )
+    hay = by_key(declared, "hay", "rr", "all")
+    assert (hay["family"], hay["holm_m"], hay["p_holm"]) == ("primary", 1, 2 / 256)
+    assert hay["verdict"] == "detected better"
+    # the others pay only for each other: five in the secondary family (5 * 2/256 < 0.05)
+    other = by_key(declared, "other0", "rr", "all")
+    assert (other["family"], other["holm_m"]) == ("secondary", 5)
+    # the variant is compared with the full tool it varies, not with the baseline
+    variant = by_key(declared, "hay-no-kw", "rr", "all")
+    assert (variant["family"], variant["baseline"], variant["holm_m"]) == ("ablation", "hay", 1)
+    assert variant["diff"] == pytest.approx(8 * (0.5 - 1.0) / 30)
+    assert variant["verdict"] == "detected worse"
+    families = declared["metadata"]["families"]
+    assert families["primary"]["pairs"] == [["hay", "rg"]]
+    assert families["ablation"]["pairs"] == [["hay-no-kw", "hay"]]
+    assert [c["family"] for c in declared["comparisons"][:6]] == ["primary"] * 6
+    # a comparison's interval and raw p do not depend on the family it is in
+    assert (hay["ci_low"], hay["p_randomization"]) == (
+        by_key(one, "hay", "rr", "all")["ci_low"],
+        by_key(one, "hay", "rr", "all")["p_randomization"],
+    )
+
+
+def test_each_pair_has_one_verdict_across_declared_and_exploratory_families():
+    scores = _hay_and_variants()
+    result = run_inference(
+        scores,
+        baseline="rg",
+        seed=SEED,
+        primary=["hay"],
+        ablations={"hay-no-kw": "hay"},
+        all_pairs=True,
+    )
+    pair_family = {}
+    for c in result["pairs"]:
+        key = frozenset((c["tool"], c["baseline"]))
+        pair_family.setdefault(key, set()).add(c["family"])
+    assert all(len(f) == 1 for f in pair_family.values())
+    assert pair_family[frozenset(("hay", "hay-no-kw"))] == {"ablation"}
+    # the variant vs the baseline is exploratory: no declared family asks it
+    assert pair_family[frozenset(("hay-no-kw", "rg"))] == {"all-pairs"}
+    assert len(pair_family) == 8 * 7 // 2
+
+
+def test_a_variant_whose_full_tool_was_not_scored_is_secondary():
+    scores = _hay_and_variants()
+    without_hay = scores[scores["tool"] != "hay"]
+    result = run_inference(
+        without_hay, baseline="rg", seed=SEED, primary=["hay"], ablations={"hay-no-kw": "hay"}
+    )
+    families = result["metadata"]["families"]
+    assert families["primary"]["pairs"] == [] and families["ablation"]["pairs"] == []
+    assert ["hay-no-kw", "rg"] in families["secondary"]["pairs"]
+
+
+def test_the_baseline_cannot_be_a_primary_question():
+    with pytest.raises(BenchError, match="primary names the baseline 'rg'"):
+        run_inference(_three_tools(), baseline="rg", seed=SEED, primary=["rg"])
 
 
 def test_unknown_baseline_is_named():
@@ -384,7 +474,13 @@ def test_inference_script_writes_identical_files_twice(tmp_path):
         snakemake = SimpleNamespace(
             input=SimpleNamespace(scores=str(tmp_path / "scores.tsv")),
             params=SimpleNamespace(
-                baseline="rg", seed=SEED, alpha=0.05, resamples=2000, min_queries=10
+                baseline="rg",
+                seed=SEED,
+                alpha=0.05,
+                resamples=2000,
+                min_queries=10,
+                primary=["hay"],
+                ablations={},
             ),
             output=SimpleNamespace(
                 json=str(tmp_path / run / "inference.json"),
@@ -404,6 +500,7 @@ def test_inference_script_writes_identical_files_twice(tmp_path):
     assert outputs[0] == outputs[1]
     meta = json.loads(outputs[0][0])["metadata"]
     assert (meta["corpus"], meta["track"], meta["resamples"]) == ("c", "code", 2000)
+    assert meta["families"]["primary"]["pairs"] == [["hay", "rg"]]
 
 
 def test_the_minimum_query_rule_is_read_from_config_not_fixed():

@@ -186,7 +186,15 @@ def test_a_known_large_effect_has_an_mde_below_it_and_is_detected():
     assert good["verdict"] == "detected better"
     assert result["mde"] is not None and result["mde"] < good["diff"]
     assert result["holm_m"] == 5  # four noisy tools and "good"; the twin is left out
-    assert result["holm_m"] == inference["metadata"]["holm_m"]["rr"]["all"]
+    secondary = inference["metadata"]["families"]["secondary"]
+    assert result["holm_m"] == secondary["holm_m"]["rr"]["all"]
+    # declared as the one primary question, "good" is tested alone: m = 1 in both
+    primary = run_power(scores, baseline="rg", seed=SEED, settings=FAST, primary=["good"])
+    declared = run_inference(scores, baseline="rg", seed=SEED, primary=["good"])
+    assert (
+        primary["holm_m"] == 1 == declared["metadata"]["families"]["primary"]["holm_m"]["rr"]["all"]
+    )
+    assert primary["mde"] < result["mde"] and primary["metadata"]["family"] == "primary"
     assert result["identical_tools"] == ["twin"]
     assert result["pooled_tools"] == ["good", "noise0", "noise1", "noise2", "noise3"]
     assert result["n"] == 200 and 0 < result["tie_share"] < 1
@@ -269,7 +277,12 @@ def test_power_script_writes_identical_files_twice(tmp_path):
         snakemake = SimpleNamespace(
             input=SimpleNamespace(scores=str(tmp_path / "scores.tsv")),
             params=SimpleNamespace(
-                baseline="rg", seed=SEED, alpha=0.05, resamples=10_000, min_queries=10
+                baseline="rg",
+                seed=SEED,
+                alpha=0.05,
+                resamples=10_000,
+                min_queries=10,
+                primary=["hay"],
             ),
             output=SimpleNamespace(json=str(tmp_path / run / "power.json")),
             wildcards={"corpus": "c", "track": "code"},
@@ -299,9 +312,10 @@ def test_written_power_json_round_trips(tmp_path):
 # --- the report -----------------------------------------------------------------------------
 
 
-def report_model(tmp_path: Path):
-    """The report fixture's alpha corpus plus a tool identical to the baseline, through the
-    real inference and power steps, read by the report."""
+def report_model(tmp_path: Path, variant: bool = False):
+    """The report fixture's alpha corpus plus a tool identical to the baseline (and, with
+    variant, an ablation of hay that misses hay's first eight answers), through the real
+    inference and power steps, read by the report."""
     from report_paths import build_model
 
     from searchbench.metrics import read_scores
@@ -309,11 +323,27 @@ def report_model(tmp_path: Path):
     fix = ROOT / "tests" / "fixtures" / "report" / "results"
     scores = read_scores(fix / "alpha" / "code" / "scores.tsv")
     twin = scores[scores["tool"] == "rg"].assign(tool="twin")
-    scores = pd.concat([scores, twin], ignore_index=True)
+    extra = [twin]
+    if variant:
+        hay = scores[scores["tool"] == "hay"].sort_values("qid").reset_index(drop=True)
+        worse = hay.assign(tool="hay-x")
+        for column in ("rr", "success10", "ndcg10"):
+            worse.loc[:7, column] = 0.0
+        worse.loc[:7, "rank"] = 0
+        extra.append(worse)
+    scores = pd.concat([scores, *extra], ignore_index=True)
     out = tmp_path / "alpha" / "code"
     out.mkdir(parents=True)
     write_scores(scores, out / "scores.tsv")
-    inference = run_inference(scores, baseline="rg", seed=SEED, resamples=2000, all_pairs=True)
+    inference = run_inference(
+        scores,
+        baseline="rg",
+        seed=SEED,
+        resamples=2000,
+        all_pairs=True,
+        primary=["hay"],
+        ablations={"hay-x": "hay"} if variant else {},
+    )
     write_inference(inference, out / "inference.json", out / "inference.tsv")
     power = run_power(scores, baseline="rg", seed=SEED, settings=FAST)
     write_power(power, out / "power.json")
@@ -344,8 +374,14 @@ def test_report_shows_the_mde_identical_and_what_left_holm(tmp_path):
     assert section.count('<span class="badge identical">identical</span>') == 6
     assert '<td class="identical" data-tool="twin"' in section
     # which comparisons left the Holm family and why, and the sizes left
-    m = inference["metadata"]["holm_m"]["rr"]["all"]
-    assert f"Holm family sizes m after Tarone&#x27;s rule: MRR {m} (all)" in section
+    families = inference["metadata"]["families"]
+    m = families["secondary"]["holm_m"]["rr"]
+    assert "primary (hay vs rg): the declared questions" in section
+    assert (
+        f"Tarone&#x27;s rule (all/discriminating queries): MRR {m['all']}/{m['discriminating']}"
+        in section
+    )
+    assert "ablation: none" in section
     assert "Left out as identical to rg (nothing to test): twin." in section
     # the MDE, what it rests on, and each tool's reading beside its observed difference
     block = section.split("What these queries could detect")[1].split("</table>")[0]
@@ -362,13 +398,32 @@ def test_report_shows_the_mde_identical_and_what_left_holm(tmp_path):
                             "no feasible difference", "detected better", "detected worse")
                 if r in block]  # fmt: skip
     assert readings
-    # pairs with the baseline repeat the vs-baseline comparison, marked, with its verdict
+    # pairs a declared family tests repeat that comparison, marked, with its verdict
     pairs = section.split("All pairs (MRR, all queries)")[1].split("</table>")[0]
     assert "‡" in pairs and "one test per pair" in pairs and "≡" in pairs
     assert f"{hay['diff']:+.3f}" in pairs
     md = render_markdown(model)
     assert "(identical to the baseline)" in md and "Minimum detectable MRR difference" in md
     assert "Left out as identical to rg" in md and "Tarone's rule" in md
+
+
+def test_report_names_each_comparison_family_and_an_ablation_s_reference(tmp_path):
+    from searchbench.report.page import render_html, render_markdown
+
+    model, inference, _ = report_model(tmp_path, variant=True)
+    html = render_html(model, {}, "")
+    section = html.split('id="alpha-code"')[1]
+    variant = next(c for c in inference["comparisons"] if c["tool"] == "hay-x"
+                   and c["metric"] == "rr" and c["subset"] == "all")  # fmt: skip
+    assert variant["family"] == "ablation" and variant["baseline"] == "hay"
+    assert variant["diff"] < 0
+    row = section.split('data-tool="hay-x"><td class="name">')[1].split("</tr>")[0]
+    assert '<td class="name family">ablation vs hay</td>' in row
+    assert f"{variant['diff']:+.3f}" in row
+    assert "ablation (hay-x vs hay): each ablation variant" in section
+    assert '<td class="name family">primary vs rg</td>' in section
+    md = render_markdown(model)
+    assert "| hay-x | ablation vs hay |" in md and "| hay | primary vs rg |" in md
 
 
 def test_report_says_when_nothing_could_have_been_detected():

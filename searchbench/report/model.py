@@ -230,7 +230,9 @@ def build_model(inputs: ReportInputs) -> Model:
 
 
 def table_rows(sec: Section, subset: str) -> list[dict[str, Any]]:
-    """Long-form rows (tool x metric) of one subset's table; baseline rows have no diff."""
+    """Long-form rows (tool x metric) of one subset's table; baseline rows have no diff.
+    ``baseline`` is the comparison's reference: the baseline, or the full tool an ablation
+    variant is compared with; ``family`` the comparison family it was tested in."""
     out = []
     n = len(sec.subset_qids(subset))
     for tool in sec.tools:
@@ -255,9 +257,12 @@ def table_rows(sec: Section, subset: str) -> list[dict[str, Any]]:
                 "p_holm": None,
                 "n_eff": None,
                 "verdict": "baseline" if tool == sec.baseline else "",
+                "family": "",
             }
             if comp is not None:
                 row.update(
+                    baseline=comp.get("baseline", sec.baseline),
+                    family=comp.get("family", ""),
                     mean_base=comp.get("mean_base"),
                     diff=comp.get("diff"),
                     ci_low=comp.get("ci_low"),

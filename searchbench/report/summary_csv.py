@@ -1,4 +1,7 @@
-"""summary.csv: one row per corpus, track, subset, tool and metric; floats repr-exact."""
+"""summary.csv: one row per corpus, track, subset, tool and metric; floats repr-exact.
+
+`baseline` is the comparison's reference (an ablation variant's full tool), `family` the
+comparison family it was tested in (primary, secondary, ablation)."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ CSV_COLUMNS = (
     "subset",
     "tool",
     "baseline",
+    "family",
     "metric",
     "queries",
     "trivial_share",

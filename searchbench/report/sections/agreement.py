@@ -1,4 +1,4 @@
-"""Whether the metrics point the same way: per comparison with the baseline, the signs of the
+"""Whether the metrics point the same way: per declared comparison, the signs of the
 MRR, success@10 and nDCG@10 differences, with the disagreements counted and listed."""
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ class Agreement:
     corpus: str
     track: str
     tool: str
+    reference: str
     subset: str
     diffs: tuple[float, ...]  # in METRICS order
     verdicts: tuple[str, ...]
@@ -45,7 +46,10 @@ def agreements(sec: Section) -> list[Agreement]:
             diffs = tuple(as_float(c.get("diff")) for c in comps if c is not None)
             verdicts = tuple(str(c["verdict"]) for c in comps if c is not None)
             if all(d == d for d in diffs):  # NaN: no difference to compare
-                out.append(Agreement(sec.corpus, sec.track, tool, subset, diffs, verdicts))
+                reference = str(comps[0].get("baseline", sec.baseline)) if comps[0] else ""
+                out.append(
+                    Agreement(sec.corpus, sec.track, tool, reference, subset, diffs, verdicts)
+                )
     return out
 
 
@@ -56,7 +60,14 @@ def summary(model: Model) -> tuple[int, list[Agreement]]:
 
 def rows(disagreements: list[Agreement]) -> list[list[str]]:
     return [
-        [f"{a.corpus}/{a.track}", a.tool, a.subset, *map(fmt_signed, a.diffs), *a.verdicts]
+        [
+            f"{a.corpus}/{a.track}",
+            a.tool,
+            a.reference,
+            a.subset,
+            *map(fmt_signed, a.diffs),
+            *a.verdicts,
+        ]
         for a in disagreements
     ]
 
@@ -65,7 +76,7 @@ def counted(model: Model) -> str:
     total, disagree = summary(model)
     detected = sum(any(v in DETECTED for v in a.verdicts) for a in disagree)
     return (
-        f"Of {total} comparisons with the baseline (tool × corpus × track × subset), "
+        f"Of {total} declared comparisons (tool vs its reference × corpus × track × subset), "
         f"{len(disagree)} have metric differences of opposite sign; in {detected} of those at "
         "least one metric's difference is detected."
     )
@@ -74,6 +85,7 @@ def counted(model: Model) -> str:
 HEADER = [
     "corpus/track",
     "tool",
+    "vs",
     "subset",
     *[f"{label} diff" for _, label in METRICS],
     *[f"{label} verdict" for _, label in METRICS],

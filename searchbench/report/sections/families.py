@@ -10,8 +10,9 @@ from searchbench.report.fmt import esc, fmt_num, html_table, md_table
 from searchbench.report.model import Model, Section
 
 NOTE = (
-    "Best tool of each family by MRR over all queries, with its verdict against the baseline "
-    "where it has one; overall: the highest mean MRR over the corpora the track measured "
+    "Best tool of each family by MRR over all queries, with its verdict in its comparison "
+    "family (against the baseline; an ablation variant, against its full tool); overall: the "
+    "highest mean MRR over the corpora the track measured "
     "(a tool missing on a corpus is left out of that mean, and the count says so)."
 )
 
@@ -35,6 +36,9 @@ def cell(sec: Section, tools: list[str]) -> str:
     tool, mrr = found
     comp = sec.comparisons.get((tool, "rr", "all"))
     verdict = "baseline" if tool == sec.baseline else (comp or {}).get("verdict", "")
+    reference = (comp or {}).get("baseline", sec.baseline)
+    if verdict and reference != sec.baseline:
+        verdict += f" vs {reference}"  # an ablation variant is compared with its full tool
     return f"{tool} {fmt_num(mrr)}" + (f" ({verdict})" if verdict else "")
 
 

@@ -11,7 +11,8 @@ from searchbench.report.model import Model, Section
 
 
 def pair_cell(comp: dict[str, Any], sign: float) -> str:
-    """One all-pairs cell: the difference, styled by its verdict; ‡ marks a vs-baseline pair."""
+    """One all-pairs cell: the difference, styled by its verdict; ‡ marks a pair a declared
+    family tests (primary, secondary, ablation)."""
     verdict = str(comp.get("verdict", ""))
     text = fmt_signed(sign * as_float(comp.get("diff")))
     if verdict in DETECTED:
@@ -22,7 +23,7 @@ def pair_cell(comp: dict[str, Any], sign: float) -> str:
         text = f'<span class="not-evidence">{text}</span>'
     elif verdict == "identical":
         text = '<span class="identical" title="identical">≡</span>'
-    if comp.get("family") == "vs-baseline":
+    if comp.get("family") not in (None, "all-pairs"):
         text += "‡"
     return f'<td class="num">{text}</td>'
 
@@ -30,8 +31,8 @@ def pair_cell(comp: dict[str, Any], sign: float) -> str:
 def pairs_html(
     pairs: list[dict[str, Any]], baseline: str = "", meta: dict | None = None
 ) -> list[str]:
-    """Every pair of tools on the primary metric over all queries: row minus column. A pair
-    with the baseline is its vs-baseline comparison (one test, one verdict), marked ‡."""
+    """Every pair of tools on the primary metric over all queries: row minus column. A pair a
+    declared family tests is that comparison (one test, one verdict), marked ‡."""
     cells = {
         (c["tool"], c["baseline"]): c
         for c in pairs
@@ -50,16 +51,18 @@ def pairs_html(
             line.append("<td></td>" if comp is None else pair_cell(comp, sign))
         rows.append("<tr>" + "".join(line) + "</tr>")
     head = "<tr><th></th>" + "".join(f"<th>{esc(t)}</th>" for t in tools) + "</tr>"
-    m = ((meta or {}).get("pairs_holm_m") or {}).get("rr", {}).get("all", "?")
+    families = (meta or {}).get("families") or {}
+    m = ((families.get("all-pairs") or {}).get("holm_m") or {}).get("rr", {}).get("all", "?")
     return [
         "<h3>All pairs (MRR, all queries)</h3>",
         "<p>Mean paired MRR difference, row tool minus column tool, with the same two tests. "
-        f"‡: a pair with the baseline {esc(baseline)} is its vs-baseline comparison of the "
-        "tables above, repeated as it is (same numbers, same verdict: one test per pair). The "
-        f"other cells are the all-pairs family: Holm over the pairs of tools other than "
-        f"{esc(baseline)} that can reach α (m = {esc(m)}), which keeps their family-wise error "
-        "rate at α (with the vs-baseline family, at most 2α). Bold: detected; †: tests "
-        "disagree; grey: not evidence; ≡: identical.</p>",
+        "‡: a pair a declared family tests (primary, secondary or ablation: each tool with "
+        f"{esc(baseline)}, each variant with its full tool) is that comparison of the tables "
+        "above, repeated as it is (same numbers, same verdict: one test per pair). The other "
+        "cells are the all-pairs family, exploratory: Holm over those pairs that can reach α "
+        f"(m = {esc(m)}), which keeps their family-wise error rate at α (with the three "
+        "declared families, at most 4α over everything). Bold: detected; †: tests disagree; "
+        "grey: not evidence; ≡: identical.</p>",
         f'<table class="pairs">{head}{"".join(rows)}</table>',
     ]
 

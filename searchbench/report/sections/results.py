@@ -90,6 +90,16 @@ def language_caveats(model: Model, sec: Section) -> dict[str, tuple[str, str]]:
     return caveats
 
 
+def compared_in(sec: Section, tool: str) -> str:
+    """Where a tool's row was tested: 'primary vs rg', 'ablation vs hay', 'baseline'."""
+    if tool == sec.baseline:
+        return "baseline"
+    comp = sec.comparisons.get((tool, "rr", "all"))
+    if comp is None:
+        return ""
+    return f"{comp.get('family', '?')} vs {comp.get('baseline', sec.baseline)}"
+
+
 def verdict_cell(verdict: str, attrs: str) -> str:
     if verdict in DETECTED:
         vtext, vcls = f"<strong>{esc(verdict)}</strong>", "verdict detected"
@@ -143,12 +153,14 @@ def results_table(
     sec: Section, subset: str, caveats: dict[str, tuple[str, str]] | None = None
 ) -> str:
     rows = table_rows(sec, subset)
-    head1 = '<th class="name" rowspan="2">tool</th>' + "".join(
+    head1 = (
+        '<th class="name" rowspan="2">tool</th><th class="name" rowspan="2">compared in</th>'
+    ) + "".join(
         f'<th colspan="5">{esc(lbl)}{" (primary)" if m == "rr" else ""}</th>' for m, lbl in METRICS
     )
     head2 = "".join(
-        f"<th>mean</th><th>diff vs {esc(sec.baseline)} [95% CI]</th><th>p rand.</th>"
-        "<th>p Holm</th><th>verdict</th>"
+        "<th>mean</th><th>diff [95% CI]</th><th>p rand.</th>"
+        "<th>p Holm (family)</th><th>verdict</th>"
         for _ in METRICS
     )
     body = []
@@ -164,7 +176,8 @@ def results_table(
             else ""
         )
         body.append(
-            f'<tr{cls} data-tool="{esc(tool)}"><td class="name">{esc(tool)}{mark}</td>{cells}</tr>'
+            f'<tr{cls} data-tool="{esc(tool)}"><td class="name">{esc(tool)}{mark}</td>'
+            f'<td class="name family">{esc(compared_in(sec, tool))}</td>{cells}</tr>'
         )
     table_id = f"table-{sec.corpus}-{sec.track}-{subset}"
     return (
@@ -181,27 +194,53 @@ LEGEND_NOTE = (
     "reading (not detected) is taken. Grey: not evidence (fewer queries than the minimum, or "
     "so few queries where the two tools differ that no test could reach α). Identical: the "
     "tool ranks the right file exactly as the baseline on every query (nothing to test). "
-    "Holm p is – where the comparison left the Holm family (Tarone's rule, listed above)."
+    "Holm p is adjusted within the comparison's family (named in the second column) and is – "
+    "where the comparison left it (Tarone's rule, listed above). The diff of an ablation "
+    "variant is against the full tool it varies, not the baseline."
 )
 
 
-def holm_note(meta: dict[str, Any], baseline: str) -> str | None:
-    """Which comparisons left the vs-baseline Holm family (Tarone's rule), and its sizes."""
-    sizes = meta.get("holm_m")
-    if not isinstance(sizes, dict):
-        return None
-    parts = [
-        f"{label} {sizes[m].get('all', '?')} (all), {sizes[m].get('discriminating', '?')} "
-        "(discriminating)"
+def _sizes(sizes: dict[str, Any]) -> str:
+    return ", ".join(
+        f"{label} {sizes[m].get('all', '?')}/{sizes[m].get('discriminating', '?')}"
         for m, label in METRICS
         if isinstance(sizes.get(m), dict)
-    ]
-    text = (
-        "Holm family sizes m after Tarone's rule: "
-        + "; ".join(parts)
-        + ". An adjusted p depends on its family: on m and on which comparisons are in it, "
-        "so adding or removing a tool changes the others' adjusted p (never their interval or "
-        "raw p)."
+    )
+
+
+def families_note(meta: dict[str, Any]) -> str | None:
+    """Each declared comparison family of this corpus and track: its pairs, what it controls
+    and its Holm sizes."""
+    families = meta.get("families")
+    if not isinstance(families, dict):
+        return None
+    parts = []
+    for name in ("primary", "secondary", "ablation"):
+        family = families.get(name) or {}
+        pairs = [f"{t} vs {r}" for t, r in family.get("pairs") or []]
+        if not pairs:
+            parts.append(f"{name}: none")
+            continue
+        parts.append(
+            f"{name} ({'; '.join(pairs)}): {family.get('controls', '')}; Holm m after "
+            f"Tarone's rule (all/discriminating queries): {_sizes(family.get('holm_m') or {})}"
+        )
+    return (
+        "Comparison families, each with its own Holm adjustment, keeping the family-wise error "
+        "rate of its comparisons at α (nothing is corrected across families): "
+        + ". ".join(parts)
+        + ". So adding a tool or an ablation variant never changes the primary verdict."
+    )
+
+
+def holm_note(meta: dict[str, Any], baseline: str) -> str | None:
+    """The comparison families, and which comparisons left their Holm adjustment and why."""
+    text = families_note(meta)
+    if text is None:
+        return None
+    text += (
+        " An adjusted p depends on its family: on m and on which comparisons are in it "
+        "(never the interval or the raw p)."
     )
     identical = [str(t) for t in meta.get("identical_tools") or []]
     if identical:
@@ -233,8 +272,8 @@ def html(page: Page, sec: Section) -> list[str]:
         )
     out.append(
         f"<p>{esc(subset_note(sec))} Inference: {esc(meta.get('resamples', '?'))} resamples, "
-        f"seed {esc(meta.get('seed', '?'))}, α = {esc(meta.get('alpha', '?'))}; family: "
-        f"{esc(meta.get('family', 'not stated'))}.</p>"
+        f"seed {esc(meta.get('seed', '?'))}, α = {esc(meta.get('alpha', '?'))}; "
+        f"{esc(meta.get('family_rule', 'family rule not stated'))}.</p>"
     )
     holm = holm_note(meta, sec.baseline)
     out += [f'<p class="note">{esc(holm)}</p>'] if holm else []
@@ -264,8 +303,8 @@ def markdown(model: Model, sec: Section) -> list[str]:
         for tool in sec.tools:
             cells = [md_metric_cell(r) for r in rows if r["tool"] == tool]
             label = f"{tool} ({caveats[tool][0]})" if tool in caveats else tool
-            body.append([label, *cells])
-        out.append(md_table(["tool", *[lbl for _, lbl in METRICS]], body))
+            body.append([label, compared_in(sec, tool), *cells])
+        out.append(md_table(["tool", "compared in", *[lbl for _, lbl in METRICS]], body))
     holm = holm_note(sec.meta, sec.baseline)
     out += [holm + "\n"] if holm else []
     return out + [f"- warning: {w}\n" for w in sec.warnings]
