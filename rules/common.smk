@@ -288,6 +288,8 @@ def report_keys(keyed_by: str, track: str) -> list[dict[str, str]]:
     ]
     if keyed_by == "track":
         return sections
+    if keyed_by == "pooled track":
+        return [{"track": track}] if sections else []
     return [{**s, "tool": t} for s in sections for t in FAST_PATH_TOOLS]
 
 
@@ -308,6 +310,7 @@ def corpus_targets(corpus: str) -> list[str]:
     the docs track's queries (whether the docs track is measured: docs_targets)."""
     return [
         f"results/{corpus}/code/inference.json",
+        f"results/{corpus}/code/by_language.json",
         f"results/{corpus}/code/scores.tsv",
         f"results/{corpus}/code/gt_audit_summary.tsv",
         f"results/{corpus}/docs/declared_in_code.tsv",
@@ -324,7 +327,7 @@ def docs_targets(corpus: str) -> list[str]:
     return [
         f"results/{corpus}/{t}/{name}"
         for t in tracks
-        for name in ("inference.json", "scores.tsv")
+        for name in ("inference.json", "by_language.json", "scores.tsv")
     ]
 
 

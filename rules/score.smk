@@ -68,3 +68,58 @@ rule power:
         rerun_on_code=code_hash("power"),
     script:
         "../scripts/power.py"
+
+
+rule by_language:
+    input:
+        scores=["results/{corpus}/{track}/scores.tsv"],
+    output:
+        json="results/{corpus}/{track}/by_language.json",
+        tsv="results/{corpus}/{track}/by_language.tsv",
+    log:
+        "results/logs/{corpus}/{track}/by_language.log",
+    benchmark:
+        "results/benchmarks/{corpus}/{track}/by_language.tsv"
+    conda:
+        "../envs/python.yaml"
+    params:
+        corpora=lambda wildcards: [wildcards.corpus],
+        baseline=config["baseline"],
+        seed=config["seed"],
+        alpha=config["alpha"],
+        resamples=config["resamples"],
+        min_queries=config["min_queries"],
+        primary=PRIMARY_TOOLS,
+        ablations=ABLATIONS,
+        rerun_on_code=code_hash("by_language"),
+    script:
+        "../scripts/by_language.py"
+
+
+# Every corpus that measured the track, as one sample of queries (searchbench/by_language.py).
+rule by_language_pooled:
+    input:
+        scores=lambda wildcards: on_track(
+            wildcards.track, "results/{corpus}/{track}/scores.tsv"
+        ),
+    output:
+        json="results/pooled/{track}/by_language.json",
+        tsv="results/pooled/{track}/by_language.tsv",
+    log:
+        "results/logs/pooled/{track}/by_language.log",
+    benchmark:
+        "results/benchmarks/pooled/{track}/by_language.tsv"
+    conda:
+        "../envs/python.yaml"
+    params:
+        corpora=lambda wildcards: on_track(wildcards.track, "{corpus}"),
+        baseline=config["baseline"],
+        seed=config["seed"],
+        alpha=config["alpha"],
+        resamples=config["resamples"],
+        min_queries=config["min_queries"],
+        primary=PRIMARY_TOOLS,
+        ablations=ABLATIONS,
+        rerun_on_code=code_hash("by_language"),
+    script:
+        "../scripts/by_language.py"

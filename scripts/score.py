@@ -10,9 +10,9 @@ from searchbench.scriptmain import run_script
 from searchbench.trec import read_qrels, read_run
 
 
-def read_qids(path: str) -> list[str]:
-    """The qid column of queries.tsv (text as written, never converted)."""
-    return [row["qid"] for row in read_tsv(path, QUERY_COLUMNS)]
+def read_languages(path: str) -> dict[str, str]:
+    """qid -> language of queries.tsv (text as written, never converted)."""
+    return {row["qid"]: row["language"] for row in read_tsv(path, QUERY_COLUMNS)}
 
 
 def main(smk) -> None:
@@ -25,12 +25,14 @@ def main(smk) -> None:
             f"runs {run_tools} and raw records {raw_tools} name different tools; "
             "list input.runs and input.raw in the same tool order"
         )
+    languages = read_languages(smk.input.queries)
     scores = score_tools(
-        read_qids(smk.input.queries),
+        list(languages),
         read_qrels(smk.input.qrels),
         {tool: read_run(path) for tool, path in zip(run_tools, runs_paths, strict=True)},
         {tool: read_raw_records(path) for tool, path in zip(raw_tools, raw_paths, strict=True)},
         baseline=smk.params.baseline,
+        languages=languages,
     )
     write_scores(scores, smk.output.scores)
 

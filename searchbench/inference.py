@@ -232,10 +232,11 @@ def verdict(
 
 
 def describe(name: Sequence[str]) -> str:
-    """A comparison's name for messages: (tool, reference, metric, subset) or any."""
-    if len(name) == 4:
-        tool, base, metric, subset = name
-        return f"tool {tool!r} vs {base!r}, metric {metric}, subset {subset}"
+    """A comparison's name for messages: (tool, reference, metric, subset[, stratum]) or any."""
+    if len(name) in (4, 5):
+        tool, base, metric, subset, *stratum = name
+        where = f", {stratum[0]}" if stratum else ""
+        return f"tool {tool!r} vs {base!r}, metric {metric}, subset {subset}{where}"
     return "comparison " + "/".join(map(str, name))
 
 
@@ -306,10 +307,13 @@ def _subset_qids(scores: pd.DataFrame) -> dict[str, pd.Index]:
     return {"all": trivial.index, "discriminating": trivial.index[~trivial.to_numpy()]}
 
 
-def holm_exclusion(comparison: Mapping, alpha: float) -> str | None:
+def holm_exclusion(comparison: Mapping, alpha: float, min_queries: int = MIN_QUERIES) -> str | None:
     """Why a comparison stays out of its Holm family, or None when it is in it."""
     if comparison["p_randomization"] is None:
         return "no query in this subset"
+    if comparison["n"] < min_queries:
+        # its verdict is "not evidence" whatever p is: it must not raise the others' m
+        return f"fewer than {min_queries} queries: not evidence"
     if comparison["identical"]:
         return "identical: every per-query difference is 0"
     if comparison["p_min"] >= alpha:
@@ -326,7 +330,7 @@ def adjust_family(
     """Holm within each (metric, subset) over the comparisons that can reach alpha, then each
     comparison's verdict. Sets holm_excluded, holm_m, p_holm and verdict in place."""
     for c in comparisons:
-        c["holm_excluded"] = holm_exclusion(c, alpha)
+        c["holm_excluded"] = holm_exclusion(c, alpha, min_queries)
     for metric in METRICS:
         for subset in SUBSETS:
             tested = [
@@ -353,7 +357,7 @@ def adjust_family(
         )
 
 
-def _family(
+def family_comparisons(
     scores: pd.DataFrame,
     pairs: Sequence[tuple[str, str]],
     family: str,
@@ -362,7 +366,12 @@ def _family(
     alpha: float,
     resamples: int,
     min_queries: int = MIN_QUERIES,
+    stratum: str = "",
+    adjust: bool = True,
 ) -> list[dict]:
+    """Every comparison of one family's (tool, reference) pairs on these scores, Holm-adjusted
+    within the family unless adjust is False (the caller adjusts a larger family). A stratum
+    (a slice of the queries, e.g. one language) is part of each comparison's random draws."""
     subsets = _subset_qids(scores)
     # Each tool's metric columns, per subset, as arrays in qid order: computed once per tool,
     # not once per pair (all pairs of 12 tools would redo it 132 times).
@@ -398,7 +407,7 @@ def _family(
                     arrays[(tool, metric, subset)],
                     arrays[(base, metric, subset)],
                     seed=seed,
-                    name=(tool, base, metric, subset),
+                    name=(tool, base, metric, subset, *([stratum] if stratum else [])),
                     resamples=resamples,
                 )
                 result.update(
@@ -411,7 +420,8 @@ def _family(
                     identical=identical,
                 )
                 comparisons.append(result)
-    adjust_family(comparisons, alpha, min_queries)
+    if adjust:
+        adjust_family(comparisons, alpha, min_queries)
     return comparisons
 
 
@@ -475,7 +485,7 @@ def _pairs(
     (one test, one verdict); the other pairs form the all-pairs family."""
     by_pair = {frozenset((c["tool"], c["baseline"])): c for c in declared}
     own = [pair for pair in combinations(tools, 2) if frozenset(pair) not in by_pair]
-    tested = iter(_family(scores, own, "all-pairs", **options))
+    tested = iter(family_comparisons(scores, own, "all-pairs", **options))
     by_key = {(c["tool"], c["baseline"], c["metric"], c["subset"]): c for c in declared}
     out = []
     for pair in combinations(tools, 2):
@@ -489,7 +499,7 @@ def _pairs(
     return out
 
 
-def _check_declared(
+def check_declared(
     tools: Sequence[str], baseline: str, primary: Sequence[str], ablations: Mapping[str, str]
 ) -> None:
     if baseline not in tools:
@@ -537,10 +547,12 @@ def run_inference(
         raise BenchError(f"resamples = {resamples} must be a positive integer")
     tools = sorted(set(scores["tool"]))
     ablations = dict(ablations or {})
-    _check_declared(tools, baseline, primary, ablations)
+    check_declared(tools, baseline, primary, ablations)
     options = {"seed": seed, "alpha": alpha, "resamples": resamples, "min_queries": min_queries}
     declared = declared_pairs(tools, baseline, primary, ablations)
-    by_family = {f: _family(scores, pairs, f, **options) for f, pairs in declared.items()}
+    by_family = {
+        f: family_comparisons(scores, pairs, f, **options) for f, pairs in declared.items()
+    }
     comparisons = [c for f in DECLARED_FAMILIES for c in by_family[f]]
     result = {
         "metadata": {
@@ -618,7 +630,7 @@ def run_inference(
     return result
 
 
-def _tsv_cell(value: object) -> str:
+def tsv_cell(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -637,7 +649,7 @@ def inference_tsv(result: Mapping) -> str:
     """inference.tsv content: one row per comparison, the declared families first (primary,
     secondary, ablation), then the all-pairs family (a declared pair is already above)."""
     pairs = [c for c in result.get("pairs", []) if c["family"] == "all-pairs"]
-    rows = [[_tsv_cell(comp[c]) for c in TSV_COLUMNS] for comp in [*result["comparisons"], *pairs]]
+    rows = [[tsv_cell(comp[c]) for c in TSV_COLUMNS] for comp in [*result["comparisons"], *pairs]]
     return tsv_text(TSV_COLUMNS, rows)
 
 

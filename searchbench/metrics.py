@@ -35,6 +35,7 @@ SCORE_COLUMNS = (
     "line_rank",
     "files_containing",
     "trivial",
+    "language",
 )
 FLOAT_COLUMNS = METRICS
 INT_COLUMNS = ("rank", "returned", "line_rank", "files_containing")
@@ -133,6 +134,7 @@ def score_queries(
     *,
     tool: str,
     files_containing: Mapping[str, int],
+    languages: Mapping[str, str],
 ) -> pd.DataFrame:
     """Score one tool's run: one row per query, columns SCORE_COLUMNS, sorted by qid.
 
@@ -140,7 +142,8 @@ def score_queries(
     printed, and keeps its status. lines_before / bytes_before are the raw record's
     lines_before_answer / bytes_before_answer, None (an empty TSV field) when the answer was
     not printed; line_rank is decl_line_rank, 0 when absent. ``returned`` counts the files in
-    the run. trivial = files_containing <= 1.
+    the run. trivial = files_containing <= 1. language is the query's (the answer file's
+    language, from queries.tsv), so results can be read per language.
     """
     query_set = set(queries)
     for qid in run:
@@ -159,6 +162,7 @@ def score_queries(
                 "returned": len(ranked),
                 "files_containing": int(files_containing[qid]),
                 "trivial": int(files_containing[qid]) <= 1,
+                "language": languages[qid],
             }
         )
     frame = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
@@ -174,8 +178,10 @@ def score_tools(
     raw_records: Mapping[str, Mapping[str, Mapping]],
     *,
     baseline: str,
+    languages: Mapping[str, str],
 ) -> pd.DataFrame:
-    """Score every tool; files_containing comes from the baseline's run. Sorted (tool, qid)."""
+    """Score every tool; files_containing comes from the baseline's run. Sorted (tool, qid).
+    ``languages`` gives each query's language (queries.tsv)."""
     if baseline not in runs:
         raise BenchError(
             f"baseline tool {baseline!r} has no run (tools: {sorted(runs)}); "
@@ -186,9 +192,18 @@ def score_tools(
         raise BenchError(f"tools {missing} have a run but no raw records, or the reverse")
     counts = files_containing(runs[baseline])
     counts = {qid: counts.get(qid, 0) for qid in queries}
+    unnamed = sorted(set(queries) - set(languages))
+    if unnamed:
+        raise BenchError(f"queries {unnamed[:3]} have no language; rerun the queries rule")
     frames = [
         score_queries(
-            queries, qrels, runs[tool], raw_records[tool], tool=tool, files_containing=counts
+            queries,
+            qrels,
+            runs[tool],
+            raw_records[tool],
+            tool=tool,
+            files_containing=counts,
+            languages=languages,
         )
         for tool in sorted(runs)
     ]

@@ -67,6 +67,9 @@ class ToolSpec:
     # ugrep, or an `rg` that is a wrapper script, stops the run instead of being measured.
     version_match: str | None = None
     family: str = "grep"  # one of FAMILIES
+    # The full tool this entry varies with a signal off: the inference compares the two (the
+    # ablation family). It says how results are read, not what runs: not in tool_identity.
+    ablation_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -324,6 +327,11 @@ def combine_tool_records(paths: list[str | os.PathLike], path: str | os.PathLike
     write_json(path, payload)
 
 
+# Spec fields that change how results are read, never what a run does: editing one reruns no
+# search (the inference and report, which read them, rerun on their own params).
+READING_ONLY = frozenset({"ablation_of"})
+
+
 def tool_identity(tool: ResolvedTool) -> dict:
     """What a tool is, for deciding whether its runs are out of date: its spec, the real file
     of each binary (a symlink or another PATH order naming the same file is the same tool), their
@@ -332,8 +340,9 @@ def tool_identity(tool: ResolvedTool) -> dict:
     def real(path: str | None) -> str | None:
         return os.path.realpath(path) if path else None
 
+    spec = {k: v for k, v in asdict(tool.spec).items() if k not in READING_ONLY}
     return {
-        "spec": asdict(tool.spec),
+        "spec": spec,
         "binary": real(tool.binary_path),
         "sha256": tool.sha256,
         "index_binary": real(tool.index_binary_path),

@@ -55,6 +55,7 @@ def make_scores(ranks: dict[str, list[int]], trivial: list[bool] | None = None) 
                     "line_rank": 0,
                     "files_containing": 1 if trivial[i] else 5,
                     "trivial": trivial[i],
+                    "language": "c",
                 }
             )
     return pd.DataFrame(rows, columns=list(SCORE_COLUMNS))

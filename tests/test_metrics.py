@@ -37,6 +37,12 @@ def _qids() -> list[str]:
     return [line.split("\t")[0] for line in lines]
 
 
+def _languages() -> dict[str, str]:
+    lines = (FIXTURES / "queries.tsv").read_text(encoding="utf-8").splitlines()
+    column = lines[0].split("\t").index("language")
+    return {line.split("\t")[0]: line.split("\t")[column] for line in lines[1:]}
+
+
 def _fixture_scores():
     return score_tools(
         _qids(),
@@ -44,6 +50,7 @@ def _fixture_scores():
         {tool: read_run(FIXTURES / "runs" / f"{tool}.run") for tool in TOOLS},
         {tool: read_raw_records(FIXTURES / "raw" / f"{tool}.jsonl") for tool in TOOLS},
         baseline="rg",
+        languages=_languages(),
     )
 
 
@@ -227,6 +234,7 @@ def test_scores_tsv_format_round_trip_and_determinism(tmp_path):
         "11",
         "12",
         "false",
+        "rust",
     ]
     gg_q5 = next(line for line in lines if line.startswith("fx-code-0005\tgg\t"))
     assert gg_q5.split("\t")[2:4] == ["error", "0"]
@@ -246,6 +254,7 @@ def test_missing_raw_record_is_named(tmp_path):
             {"hay": read_run(FIXTURES / "runs" / "hay.run")},
             {"hay": raw},
             baseline="hay",
+            languages=_languages(),
         )
 
 

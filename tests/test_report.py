@@ -483,11 +483,20 @@ def test_rule_inputs_key_every_path_by_its_wildcards() -> None:
             "timed tool": [{**c, "tool": "rg"} for c in corpora],
             "track": [{**c, "track": track} for c in corpora],
             "track, fast-path tool": [{**c, "track": track, "tool": "ugrep"} for c in corpora],
+            "pooled track": [{"track": track}],
         }[keyed_by]
 
     code, docs = rule_inputs("code", keys_of), rule_inputs("docs", keys_of)
     assert set(code) == set(ARTIFACTS)
-    assert set(docs) == {"docs_scores", "docs_inference", "docs_power", "docs_fast_path"}
+    assert set(docs) == {
+        "docs_scores",
+        "docs_inference",
+        "docs_power",
+        "docs_fast_path",
+        "docs_by_language",
+        "docs_pooled_by_language",
+    }
+    assert docs["docs_pooled_by_language"]["paths"] == ["results/pooled/docs/by_language.json"]
     assert docs["docs_fast_path"]["paths"][1] == "results/a.corpus/docs/fastpath/ugrep.json"
     assert docs["docs_fast_path"]["keys"][1] == ["a.corpus", "docs", "ugrep"]
     assert code["timing"]["keys"] == [["b-corpus", "rg"], ["a.corpus", "rg"]]

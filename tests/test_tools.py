@@ -16,6 +16,7 @@ from searchbench.tools import (
     load_tools,
     read_tools_json,
     resolve_tools,
+    tool_identity,
     validate_query_template,
     write_tools_json,
 )
@@ -412,3 +413,14 @@ def test_every_tool_names_its_family_and_an_unknown_family_is_refused(tmp_path):
         load_tools(_write_tools(tmp_path, entry))
     with pytest.raises(BenchError, match="tool t: family 'vector' is not one of grep, "):
         load_tools(_write_tools(tmp_path, {**entry, "family": "vector"}))
+
+
+def test_ablation_of_changes_how_results_are_read_not_the_tool_s_identity():
+    # a tool's identity decides whether its searches rerun: declaring a variant reruns none
+    import dataclasses
+
+    rg = resolve_tools({"rg": _specs()["rg"]}, PATH_ENV)["rg"]
+    variant = dataclasses.replace(rg, spec=dataclasses.replace(rg.spec, ablation_of="grep"))
+    assert tool_identity(variant) == tool_identity(rg)
+    moved = dataclasses.replace(rg, spec=dataclasses.replace(rg.spec, argv=[*rg.spec.argv, "-i"]))
+    assert tool_identity(moved) != tool_identity(rg)

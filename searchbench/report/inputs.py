@@ -20,7 +20,8 @@ Key = tuple[str, ...]  # the pattern's wildcard values, in the order they appear
 
 # name: (path pattern, keyed by). "run": one file per run; "corpus": one per corpus;
 # "timed tool": per corpus and timed tool; "track": per corpus and measured track (the docs
-# track only where it was measured); "track, fast-path tool": per track and fast-path tool.
+# track only where it was measured); "track, fast-path tool": per track and fast-path tool;
+# "pooled track": one per track, over every corpus that measured it.
 ARTIFACTS: dict[str, tuple[str, str]] = {
     "tools": ("results/tools.json", "run"),
     "run_status": ("results/run_status.tsv", "run"),
@@ -36,9 +37,11 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
     "scores": ("results/{corpus}/{track}/scores.tsv", "track"),
     "inference": ("results/{corpus}/{track}/inference.json", "track"),
     "power": ("results/{corpus}/{track}/power.json", "track"),
+    "by_language": ("results/{corpus}/{track}/by_language.json", "track"),
+    "pooled_by_language": ("results/pooled/{track}/by_language.json", "pooled track"),
     "fast_path": ("results/{corpus}/{track}/fastpath/{tool}.json", "track, fast-path tool"),
 }
-PER_TRACK = frozenset({"track", "track, fast-path tool"})
+PER_TRACK = frozenset({"track", "track, fast-path tool", "pooled track"})
 DOCS_PREFIX = "docs_"  # the docs track's per-track inputs: a separate rule input (checkpoint)
 
 

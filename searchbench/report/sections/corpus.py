@@ -10,13 +10,14 @@ from searchbench.report.sections import (
     fast_path,
     fileset,
     funnel,
+    languages,
     pairs,
     power,
     results,
     timing,
 )
 
-PARTS = (results, power, pairs, distributions, cost, timing, funnel, fileset, fast_path)
+PARTS = (results, languages, power, pairs, distributions, cost, timing, funnel, fileset, fast_path)
 
 
 def html(page: Page) -> list[str]:

@@ -1,0 +1,140 @@
+"""Results by language (issue 15 item 2): the declared comparisons, run on each language's
+queries alone, for one corpus or pooled over the corpora of a track.
+
+The method locates the gap between tools "in the tail, especially on languages where the
+parser patterns are incomplete"; a corpus-wide mean hides which language carries a result.
+A query's language is its answer file's (scores.tsv ``language``, from queries.tsv).
+
+Per language, each declared comparison (primary, secondary, ablation: searchbench.inference)
+gets the same paired inference as the corpus-wide one: bootstrap interval, sign-flip p and the
+verdict rule, with fewer than min_queries queries "not evidence". The languages are slices of
+one question, so Holm runs over every language's comparisons of a family together (per
+metric and subset): a family of 1 primary comparison on 3 languages is a family of 3. A
+language slice never claims what the corpus-wide family did not test.
+
+Pooled: the queries of every corpus of a track, concatenated (qids are corpus-prefixed, so a
+query is one unit); a language's pooled result weighs corpora by their queries in it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from searchbench.artifacts import json_text, tsv_text, write_text
+from searchbench.errors import BenchError
+from searchbench.inference import (
+    DECLARED_FAMILIES,
+    FAMILY_CONTROLS,
+    TSV_COLUMNS,
+    adjust_family,
+    check_declared,
+    declared_pairs,
+    family_comparisons,
+    holm_excluded,
+    holm_sizes,
+    tsv_cell,
+)
+from searchbench.measures import MIN_QUERIES
+
+LANGUAGE_COLUMNS = ("language", *TSV_COLUMNS)
+
+
+def pooled_scores(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Scores of several corpora as one frame (corpus column added), over the tools every
+    corpus scored; a qid seen in two corpora is an error (qids carry their corpus)."""
+    if not frames:
+        raise BenchError("no scores to pool; the track was measured on no corpus")
+    common = set.intersection(*(set(f["tool"]) for f in frames.values()))
+    pooled = pd.concat(
+        [f[f["tool"].isin(common)].assign(corpus=c) for c, f in sorted(frames.items())],
+        ignore_index=True,
+    )
+    twice = pooled.groupby("qid")["corpus"].nunique()
+    if (twice > 1).any():
+        raise BenchError(f"qid {twice[twice > 1].index[0]!r} is in two corpora; rerun queries")
+    return pooled
+
+
+def language_inference(
+    scores: pd.DataFrame,
+    *,
+    baseline: str,
+    seed: int,
+    alpha: float = 0.05,
+    resamples: int = 10_000,
+    primary: Sequence[str] = (),
+    ablations: Mapping[str, str] | None = None,
+    context: Mapping[str, object] | None = None,
+    min_queries: int = MIN_QUERIES,
+) -> dict:
+    """by_language.json content: every declared comparison per language of the queries."""
+    if "language" not in scores.columns:
+        raise BenchError("scores have no language column; rerun the score rule")
+    tools = sorted(set(scores["tool"]))
+    ablations = dict(ablations or {})
+    check_declared(tools, baseline, primary, ablations)
+    declared = declared_pairs(tools, baseline, primary, ablations)
+    options = {"seed": seed, "alpha": alpha, "resamples": resamples, "min_queries": min_queries}
+    per_query = scores.drop_duplicates("qid")
+    languages = per_query.groupby("language")["qid"].count().sort_index()
+    by_family: dict[str, list[dict]] = {f: [] for f in DECLARED_FAMILIES}
+    for language in languages.index:
+        part = scores[scores["language"] == language]
+        for family in DECLARED_FAMILIES:
+            found = family_comparisons(
+                part,
+                declared[family],
+                family,
+                **options,
+                stratum=f"language={language}",
+                adjust=False,
+            )
+            by_family[family] += [{**c, "language": str(language)} for c in found]
+    for family in DECLARED_FAMILIES:
+        adjust_family(by_family[family], alpha, min_queries)
+    comparisons = [c for f in DECLARED_FAMILIES for c in by_family[f]]
+    return {
+        "metadata": {
+            **dict(context or {}),
+            "alpha": alpha,
+            "baseline": baseline,
+            "seed": seed,
+            "resamples": resamples,
+            "min_queries": min_queries,
+            "languages": {str(k): int(v) for k, v in languages.items()},
+            "trivial_by_language": {
+                str(k): int(v)
+                for k, v in per_query.groupby("language")["trivial"].sum().sort_index().items()
+            },
+            "families": {
+                f: {
+                    "controls": FAMILY_CONTROLS[f],
+                    "pairs": [list(pair) for pair in declared[f]],
+                    "holm_m": holm_sizes(by_family[f]),
+                }
+                for f in DECLARED_FAMILIES
+            },
+            "family_rule": (
+                "Holm within each family and (metric, subset) over every language's "
+                "comparisons together (Tarone's rule first); the languages are slices of one "
+                "question, so their number raises m"
+            ),
+            "holm_excluded": holm_excluded(comparisons),
+        },
+        "comparisons": comparisons,
+    }
+
+
+def language_tsv(result: Mapping) -> str:
+    rows = [[tsv_cell(c[col]) for col in LANGUAGE_COLUMNS] for c in result["comparisons"]]
+    return tsv_text(LANGUAGE_COLUMNS, rows)
+
+
+def write_language_inference(
+    result: Mapping, json_path: str | os.PathLike, tsv_path: str | os.PathLike
+) -> None:
+    write_text(json_path, json_text(result))
+    write_text(tsv_path, language_tsv(result))
