@@ -23,6 +23,7 @@ include: "rules/search.smk"
 include: "rules/score.smk"
 include: "rules/timing.smk"
 include: "rules/report.smk"
+include: "rules/evidence.smk"
 include: "rules/targets.smk"
 
 

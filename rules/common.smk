@@ -37,6 +37,7 @@ from searchbench.errors import BenchError  # noqa: E402
 from searchbench.report.inputs import rule_inputs  # noqa: E402
 from searchbench.headings import docs_shape, token_rules  # noqa: E402
 from searchbench.tools import (
+    READING_ONLY,
     resolve_tools,
     specs_from_mapping,
     tool_identity,
@@ -147,6 +148,12 @@ def code_hash(script: str) -> str:
     return script_code_hash(
         BASEDIR / "searchbench", BASEDIR / "scripts" / f"{script}.py"
     )
+
+
+def run_spec(tool: str) -> dict:
+    """A tool's entry as the jobs that run it see it: without the fields that only say how
+    results are read (tools.READING_ONLY), so that editing one reruns no search."""
+    return {k: v for k, v in config["tools"][tool].items() if k not in READING_ONLY}
 
 
 def corpus_spec(corpus: str) -> dict:
@@ -311,6 +318,7 @@ def corpus_targets(corpus: str) -> list[str]:
     return [
         f"results/{corpus}/code/inference.json",
         f"results/{corpus}/code/by_language.json",
+        *[f"results/{corpus}/code/runs/{tool}.run.yaml" for tool in TOOLS],
         f"results/{corpus}/code/scores.tsv",
         f"results/{corpus}/code/gt_audit_summary.tsv",
         f"results/{corpus}/docs/declared_in_code.tsv",
@@ -327,7 +335,12 @@ def docs_targets(corpus: str) -> list[str]:
     return [
         f"results/{corpus}/{t}/{name}"
         for t in tracks
-        for name in ("inference.json", "by_language.json", "scores.tsv")
+        for name in (
+            "inference.json",
+            "by_language.json",
+            "scores.tsv",
+            *[f"runs/{tool}.run.yaml" for tool in TOOLS],
+        )
     ]
 
 
@@ -342,6 +355,22 @@ def all_targets() -> list[str]:
 def config_hash() -> str:
     """sha256 of the effective configuration, as the report's provenance shows it."""
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
+
+
+@functools.cache
+def workflow_commit() -> str:
+    """The workflow's own git commit, '-dirty' when tracked files differ from it; 'unknown'
+    outside a git checkout (a release archive)."""
+    git = ["git", "-C", str(BASEDIR)]
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        return "unknown"
+    status = subprocess.run(
+        [*git, "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+    )
+    return head.stdout.strip() + ("-dirty" if status.stdout.strip() else "")
 
 
 def reproduce_command() -> str:

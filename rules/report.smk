@@ -37,6 +37,7 @@ rule report:
         rerun_on_skipped_tools=SKIPPED_TOOLS,
         config_hash=config_hash(),
         command=reproduce_command(),
+        commit=workflow_commit(),
         rerun_on_code=code_hash("report"),
     script:
         "../scripts/report.py"

@@ -17,7 +17,7 @@ rule search:
     conda:
         "../envs/tools.yaml"
     params:
-        spec=lambda wildcards: config["tools"][wildcards.tool],
+        spec=lambda wildcards: run_spec(wildcards.tool),
         timeout=config["timeout_seconds"],
         word_match=config["word_match"],
         rerun_on_code=code_hash("search"),
@@ -67,3 +67,25 @@ rule fast_path_check:
         rerun_on_code=code_hash("fast_path_check"),
     script:
         "../scripts/fast_path_check.py"
+
+
+# Each run file's provenance, ir_metadata style, beside it (searchbench/run_metadata.py).
+rule run_metadata:
+    input:
+        corpus="results/{corpus}/corpus.json",
+        queries="results/{corpus}/{track}/queries.tsv",
+        qrels="results/{corpus}/{track}/qrels.txt",
+        tool="results/tools/{tool}.json",
+        run="results/{corpus}/{track}/runs/{tool}.run",
+    output:
+        "results/{corpus}/{track}/runs/{tool}.run.yaml",
+    log:
+        "results/logs/{corpus}/{track}/run_metadata.{tool}.log",
+    conda:
+        "../envs/python.yaml"
+    params:
+        commit=workflow_commit(),
+        word_match=config["word_match"],
+        rerun_on_code=code_hash("run_metadata"),
+    script:
+        "../scripts/run_metadata.py"

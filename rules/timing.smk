@@ -71,7 +71,7 @@ if TIMING_ENABLED:
         resources:
             timing_slot=1,
         params:
-            spec=lambda wildcards: config["tools"][wildcards.tool],
+            spec=lambda wildcards: run_spec(wildcards.tool),
             timing=config["timing"],
             seed=config["seed"],
             word_match=config["word_match"],

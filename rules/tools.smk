@@ -8,7 +8,7 @@ rule resolve_tool:
     conda:
         "../envs/tools.yaml"
     params:
-        spec=lambda wildcards: config["tools"][wildcards.tool],
+        spec=lambda wildcards: run_spec(wildcards.tool),
         # What the tool is (real binary, sha256, version, spec), not how PATH found it: the
         # record and every job of this tool rerun when it changes, other tools' jobs do not.
         identity=lambda wildcards: TOOL_IDENTITY[wildcards.tool],
@@ -47,7 +47,7 @@ rule build_index:
     conda:
         "../envs/tools.yaml"
     params:
-        spec=lambda wildcards: config["tools"][wildcards.tool],
+        spec=lambda wildcards: run_spec(wildcards.tool),
         rerun_on_code=code_hash("build_index"),
     script:
         "../scripts/build_index.py"
@@ -66,7 +66,7 @@ rule list_files:
     conda:
         "../envs/tools.yaml"
     params:
-        spec=lambda wildcards: config["tools"][wildcards.tool],
+        spec=lambda wildcards: run_spec(wildcards.tool),
         timeout=config["timeout_seconds"],
         rerun_on_code=code_hash("list_files"),
     script:

@@ -2,7 +2,8 @@
 
 input:  one named input per artifact of searchbench/report/inputs.py ARTIFACTS (docs_* for
         the docs track's), built by rule_inputs() in rules/common.smk
-params: input_keys (each input's wildcard values, in input order), config, config_hash, command
+params: input_keys (each input's wildcard values, in input order), config, config_hash,
+        command, commit
 output: html, md, csv, charts (directory)
 """
 
@@ -21,6 +22,7 @@ def main(smk: object) -> None:
         config=dict(params.config),
         config_hash=str(params.config_hash),
         command=str(params.command),
+        commit=str(getattr(params, "commit", "")),
     )
     outputs = ReportOutputs(Path(out.html), Path(out.md), Path(out.csv), Path(out.charts))
     build_report(inputs, outputs)

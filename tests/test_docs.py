@@ -8,7 +8,7 @@ from snakemake.api import SnakemakeApi
 from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
 
 REPO = Path(__file__).resolve().parent.parent
-DOCUMENTED = re.compile(r"`((?:results|resources)/[^`]*)`")
+DOCUMENTED = re.compile(r"`((?:results|resources|evidence)/[^`]*)`")
 # `{corpus,a|b}` -> `{corpus}`: outputs carry the wildcard constraints
 CONSTRAINT = re.compile(r"\{(\w+),[^{}]*\}")
 # A catch-all that writes nothing (it stops the run with a sentence for an unknown target).

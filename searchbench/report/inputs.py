@@ -85,6 +85,7 @@ class ReportInputs:
     config: dict[str, Any]
     config_hash: str
     command: str
+    commit: str = ""  # the workflow's git commit (rules/common.smk workflow_commit)
 
     def keyed(self, name: str) -> dict[Key, Path]:
         """One artifact's paths by key, sorted by key."""

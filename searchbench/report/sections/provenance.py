@@ -42,6 +42,16 @@ def find_revisions(doc: Any) -> list[tuple[str, str]]:
     return out
 
 
+def published(model: Model) -> str:
+    name = model.config.get("run_name", "default")
+    return (
+        f"Published runs live in the repository under evidence/ ({name} for this "
+        f"configuration): `snakemake --cores 2 evidence` writes this run there, and "
+        f"`./bench compare evidence/{name} results` shows per corpus and tool what changed "
+        "between the published run and this one."
+    )
+
+
 def provenance_html(model: Model) -> str:
     parts = ['<h2 id="provenance">Provenance</h2>']
     parts.append(
@@ -49,7 +59,9 @@ def provenance_html(model: Model) -> str:
         f"<pre>{esc(model.command)}</pre>"
         f"<p>config hash <code>{esc(model.config_hash)}</code>, seed "
         f"<code>{esc(model.config.get('seed'))}</code>, baseline "
-        f"<code>{esc(model.config.get('baseline', ''))}</code>.</p>"
+        f"<code>{esc(model.config.get('baseline', ''))}</code>, code commit "
+        f"<code>{esc(model.sources.commit or 'not recorded')}</code>.</p>"
+        f"<p>{esc(published(model))}</p>"
     )
     parts.append("<h3>Corpora</h3>")
     for name, doc in sorted(model.corpora.items()):
@@ -110,5 +122,7 @@ def markdown(model: Model) -> list[str]:
     return [
         "## Provenance\n",
         f"- config hash: `{model.config_hash}`\n- seed: `{model.config.get('seed')}`\n"
-        f"- command: `{model.command}`\n",
+        f"- command: `{model.command}`\n"
+        f"- code commit: `{model.sources.commit or 'not recorded'}`\n",
+        published(model) + "\n",
     ]

@@ -1,0 +1,34 @@
+"""Publish this configuration's run into evidence/RUN_NAME/ (searchbench/evidence.py)."""
+
+from pathlib import Path
+
+from searchbench.artifacts import read_json
+from searchbench.evidence import provenance, write_evidence
+from searchbench.scriptmain import run_script
+
+
+def main(smk) -> None:
+    params = smk.params
+    tools = read_json(smk.input.tools)
+    record = provenance(
+        run_name=str(params.run_name),
+        commit=str(params.commit),
+        config=dict(params.config),
+        config_hash=str(params.config_hash),
+        command=str(params.command),
+        tools=list(tools.values()) if isinstance(tools, dict) else list(tools),
+        corpora=[read_json(p) for p in smk.input.corpora],
+        hosts={c: read_json(p) for c, p in zip(params.hosts_by, smk.input.hosts, strict=True)},
+    )
+    write_evidence(
+        {name: smk.output[name] for name in ("results", "by_language", "provenance", "readme")},
+        summary_csv=Path(smk.input.summary).read_text(encoding="utf-8"),
+        pooled={
+            track: Path(path).read_text(encoding="utf-8")
+            for track, path in zip(params.tracks, smk.input.pooled, strict=True)
+        },
+        record=record,
+    )
+
+
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

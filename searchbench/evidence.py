@@ -1,0 +1,130 @@
+"""The published run (issue 15 item 8): evidence/{run_name}/ in the repository holds what a
+reader needs without running anything, and what a tool author compares a change against.
+
+- results.csv: the report's summary.csv (per corpus, track, subset, tool and metric: queries,
+  trivial share, mean, the reference's mean, diff, 95% CI, raw and Holm p, family, verdict);
+- by_language.tsv: the pooled per-language comparisons of each measured track;
+- provenance.json: code commit, configuration (and its hash), corpus revisions and archives,
+  tool versions, binaries and sha256, and the host record of the timing runs;
+- README.md: what is here, the command that regenerated it, and the primary questions' result.
+
+Every file but provenance.json's host record is byte-identical for the same inputs.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from searchbench.artifacts import json_text, write_text
+
+TOOL_KEYS = ("name", "version", "binary", "binary_target", "sha256", "family", "description")
+CORPUS_KEYS = ("corpus", "description", "kind", "source", "pinned_revision", "resolved_revision",
+               "archives", "files", "bytes")  # fmt: skip
+
+
+def provenance(
+    *,
+    run_name: str,
+    commit: str,
+    config: Mapping[str, Any],
+    config_hash: str,
+    command: str,
+    tools: Sequence[Mapping[str, Any]],
+    corpora: Sequence[Mapping[str, Any]],
+    hosts: Mapping[str, Mapping[str, Any]],
+) -> dict[str, Any]:
+    return {
+        "run_name": run_name,
+        "code_commit": commit,
+        "command": command,
+        "config_hash": config_hash,
+        "config": dict(config),
+        "tools": [
+            {k: t.get(k) for k in TOOL_KEYS} for t in sorted(tools, key=lambda t: str(t["name"]))
+        ],
+        "corpora": [
+            {k: c.get(k) for k in CORPUS_KEYS}
+            for c in sorted(corpora, key=lambda c: str(c.get("corpus")))
+        ],
+        "hosts": dict(sorted(hosts.items())),
+    }
+
+
+def primary_rows(summary_csv: str) -> list[dict[str, str]]:
+    """The primary questions' MRR rows over all queries, from summary.csv."""
+    rows = csv.DictReader(io.StringIO(summary_csv))
+    return [
+        r
+        for r in rows
+        if r.get("family") == "primary" and r["metric"] == "rr" and r["subset"] == "all"
+    ]
+
+
+def _num(text: str, signed: bool = False) -> str:
+    if text in ("", None):
+        return "–"
+    return f"{float(text):+.3f}" if signed else f"{float(text):.3f}"
+
+
+def readme(run_name: str, commit: str, command: str, summary_csv: str) -> str:
+    lines = [
+        f"# Published run: {run_name}",
+        "",
+        f"Produced by `{command}` at code commit `{commit}`, then `snakemake --cores 2 evidence`"
+        " (same configuration) to copy it here. Regenerate it the same way; compare another "
+        f"run with it: `./bench compare evidence/{run_name} results`.",
+        "",
+        "- `results.csv`: every comparison (per corpus, track, subset, tool, metric): n, "
+        "means, diff with its 95% bootstrap interval, randomization p raw and Holm-adjusted "
+        "within its family, family, verdict (the report's summary.csv).",
+        "- `by_language.tsv`: the declared comparisons per language, pooled over corpora.",
+        "- `provenance.json`: code commit, configuration, corpus revisions, tool versions and "
+        "sha256, the host the timing ran on.",
+        "",
+        "## Primary questions (MRR, all queries)",
+        "",
+        "| corpus | track | tool | vs | n | MRR | reference MRR | diff [95% CI] | p | Holm p "
+        "| verdict |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in primary_rows(summary_csv):
+        lines.append(
+            f"| {r['corpus']} | {r['track']} | {r['tool']} | {r['baseline']} | {r['queries']} "
+            f"| {_num(r['mean'])} | {_num(r['mean_base'])} | {_num(r['diff'], True)} "
+            f"[{_num(r['ci_low'], True)}, {_num(r['ci_high'], True)}] "
+            f"| {_num(r['p_randomization'])} | {_num(r['p_holm'])} | {r['verdict']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def pooled_tsv(tables: Mapping[str, str]) -> str:
+    """The pooled by_language.tsv of each track as one table with a leading track column."""
+    out: list[str] = []
+    for track, text in sorted(tables.items()):
+        lines = text.splitlines()
+        if not out and lines:
+            out.append("track\t" + lines[0])
+        out += [f"{track}\t{line}" for line in lines[1:]]
+    return "\n".join(out) + "\n" if out else ""
+
+
+def write_evidence(
+    outputs: Mapping[str, str | os.PathLike],
+    *,
+    summary_csv: str,
+    pooled: Mapping[str, str],
+    record: Mapping[str, Any],
+) -> None:
+    write_text(outputs["results"], summary_csv)
+    write_text(outputs["by_language"], pooled_tsv(pooled))
+    write_text(outputs["provenance"], json_text(record))
+    write_text(
+        outputs["readme"],
+        readme(
+            str(record["run_name"]), str(record["code_commit"]), str(record["command"]), summary_csv
+        ),  # fmt: skip
+    )
