@@ -267,6 +267,8 @@ DOWNSTREAM = {
     *(job("score", corpus=c, track="code") for c in CORPORA),
     *(job("inference", corpus=c, track="code") for c in CORPORA),
     *(job("power", corpus=c, track="code") for c in CORPORA),
+    *(job("by_language", corpus=c, track="code") for c in CORPORA),
+    job("by_language_pooled", track="code"),
     job("run_status"),
     job("report"),
     job("all"),
@@ -278,6 +280,7 @@ def tool_jobs(tool: str, corpora: tuple[str, ...] = CORPORA) -> set[Job]:
     return {
         job("resolve_tool", tool=tool),
         *(job("search", corpus=c, track="code", tool=tool) for c in corpora),
+        *(job("run_metadata", corpus=c, track="code", tool=tool) for c in corpora),
         *(job("timing", corpus=c, tool=tool) for c in corpora),
     }
 
@@ -347,12 +350,15 @@ def corpus_jobs(corpus: str, tools: tuple[str, ...] = ("grep", "hay", "rg", "wra
         job("score", corpus=corpus, track="code"),
         job("inference", corpus=corpus, track="code"),
         job("power", corpus=corpus, track="code"),
+        job("by_language", corpus=corpus, track="code"),
         *(job("search", corpus=corpus, track="code", tool=t) for t in tools),
+        *(job("run_metadata", corpus=corpus, track="code", tool=t) for t in tools),
         *(job("timing", corpus=corpus, tool=t) for t in tools),
     }
 
 
-REPORT = {job("run_status"), job("report"), job("all")}
+# a corpus's new scores also change the per-language results pooled over corpora
+REPORT = {job("run_status"), job("report"), job("all"), job("by_language_pooled", track="code")}
 
 
 def test_adding_a_corpus_reruns_only_that_corpus(fx):
@@ -379,6 +385,7 @@ def _query_jobs() -> set[Job]:
         # both tracks' samples depend on the seed and the sample size
         {job(rule, corpus=c) for c in CORPORA for rule in ("queries", "gt_audit", "doc_queries")}
         | {job("search", corpus=c, track="code", tool=t) for c in CORPORA for t in TOOLS}
+        | {job("run_metadata", corpus=c, track="code", tool=t) for c in CORPORA for t in TOOLS}
         | {job("timing", corpus=c, tool=t) for c in CORPORA for t in TOOLS}
         | DOWNSTREAM
     )
@@ -416,6 +423,9 @@ def test_changing_the_inference_code_reruns_inference_and_the_report(fx):
             *(job("inference", corpus=c, track="code") for c in CORPORA),
             # the power simulation uses the inference's own tests
             *(job("power", corpus=c, track="code") for c in CORPORA),
+            # so do the per-language results
+            *(job("by_language", corpus=c, track="code") for c in CORPORA),
+            job("by_language_pooled", track="code"),
             job("report"),
             job("all"),
         }

@@ -107,6 +107,9 @@ REPRODUCIBLE = [
     "results/mini/code/scores.tsv",
     "results/mini/code/inference.json",
     "results/mini/code/inference.tsv",
+    "results/mini/code/by_language.json",
+    "results/mini/code/by_language.tsv",
+    "results/pooled/code/by_language.json",
     "results/mini/docs/headings.tsv",
     "results/mini/docs/queries.tsv",
     "results/mini/docs/qrels.txt",
@@ -149,6 +152,40 @@ def test_the_file_set_audit_names_every_tool(two_runs):
 def test_report_is_written(two_runs):
     html = (two_runs[0] / "results/report/index.html").read_text()
     assert "mini" in html and "hay" in html
+
+
+def test_declared_families_languages_and_run_provenance_come_out_of_a_run(two_runs):
+    workdir = two_runs[0]
+    inference = json.loads((workdir / "results/mini/code/inference.json").read_text())
+    families = inference["metadata"]["families"]
+    assert families["primary"]["pairs"] == [["hay", "rg"]]
+    assert ["hay-no-definition", "hay"] in families["ablation"]["pairs"]
+    assert all(pair[1] == "rg" for pair in families["secondary"]["pairs"])
+    pooled = json.loads((workdir / "results/pooled/code/by_language.json").read_text())
+    assert pooled["metadata"]["corpora"] == ["mini"]
+    assert set(pooled["metadata"]["languages"]) <= {"c", "python", "rust", "go"}
+    sidecar = yaml.safe_load((workdir / "results/mini/code/runs/hay.run.yaml").read_text())
+    assert sidecar["tag"] == "hay" and sidecar["data"]["test collection"]["name"] == "mini/code"
+    scores = (workdir / "results/mini/code/scores.tsv").read_text().splitlines()
+    assert scores[0].split("\t")[-1] == "language"
+
+
+def test_the_evidence_target_publishes_the_run(two_runs):
+    workdir = two_runs[1]
+    _snakemake(workdir, "--cores", "1", "evidence")
+    published = workdir / "evidence" / "default"
+    assert sorted(p.name for p in published.iterdir()) == [
+        "README.md",
+        "by_language.tsv",
+        "provenance.json",
+        "results.csv",
+    ]
+    assert (published / "results.csv").read_bytes() == (
+        workdir / "results/report/summary.csv"
+    ).read_bytes()
+    provenance = json.loads((published / "provenance.json").read_text())
+    assert provenance["corpora"][0]["corpus"] == "mini" and provenance["code_commit"]
+    assert "| mini | code | hay | rg |" in (published / "README.md").read_text()
 
 
 def test_nothing_to_do_after_a_full_run(two_runs):
