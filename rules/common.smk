@@ -275,6 +275,20 @@ def on_track(track: str, pattern: str, **wildcards) -> list[str]:
     ]
 
 
+def ablation_documents() -> list[tuple[str, str, str]]:
+    """(track, corpus, path) of every document with ablation comparisons: each measured
+    corpus's inference.json and by_language.json, then the pooled by_language.json."""
+    out = []
+    for track in TRACKS:
+        corpora = on_track(track, "{corpus}")
+        for corpus in corpora:
+            for name in ("inference.json", "by_language.json"):
+                out.append((track, corpus, f"results/{corpus}/{track}/{name}"))
+        if corpora:
+            out.append((track, "pooled", f"results/pooled/{track}/by_language.json"))
+    return out
+
+
 def report_keys(keyed_by: str, track: str) -> list[dict[str, str]]:
     """The wildcard values of one kind of report input (searchbench/report/inputs.py)."""
     corpora = [{"corpus": c} for c in CORPORA]

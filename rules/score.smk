@@ -123,3 +123,20 @@ rule by_language_pooled:
         rerun_on_code=code_hash("by_language"),
     script:
         "../scripts/by_language.py"
+
+
+# What each hay signal is worth: every ablation comparison, per corpus and language.
+rule ablations:
+    input:
+        documents=lambda wildcards: [path for _, _, path in ablation_documents()],
+    output:
+        tsv="results/ablations.tsv",
+    log:
+        "results/logs/ablations.log",
+    conda:
+        "../envs/python.yaml"
+    params:
+        keys_of_inputs=lambda wildcards: [[t, c] for t, c, _ in ablation_documents()],
+        rerun_on_code=code_hash("ablations"),
+    script:
+        "../scripts/ablations.py"

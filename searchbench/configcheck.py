@@ -176,7 +176,16 @@ def load_side_file(name: str, basedir: Path) -> dict:
 
 
 # results/ names that are the run's own (not a corpus) and a corpus's own (not a track).
-RUN_NAMES = ("tools", "tools.json", "report", "run_status.tsv", "logs", "benchmarks", "pooled")
+RUN_NAMES = (
+    "tools",
+    "tools.json",
+    "report",
+    "run_status.tsv",
+    "logs",
+    "benchmarks",
+    "pooled",
+    "ablations.tsv",
+)
 CORPUS_NAMES = (
     "done.txt",
     "corpus.json",

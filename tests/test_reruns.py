@@ -269,6 +269,7 @@ DOWNSTREAM = {
     *(job("power", corpus=c, track="code") for c in CORPORA),
     *(job("by_language", corpus=c, track="code") for c in CORPORA),
     job("by_language_pooled", track="code"),
+    job("ablations"),
     job("run_status"),
     job("report"),
     job("all"),
@@ -358,7 +359,13 @@ def corpus_jobs(corpus: str, tools: tuple[str, ...] = ("grep", "hay", "rg", "wra
 
 
 # a corpus's new scores also change the per-language results pooled over corpora
-REPORT = {job("run_status"), job("report"), job("all"), job("by_language_pooled", track="code")}
+REPORT = {
+    job("run_status"),
+    job("report"),
+    job("all"),
+    job("by_language_pooled", track="code"),
+    job("ablations"),
+}
 
 
 def test_adding_a_corpus_reruns_only_that_corpus(fx):
@@ -426,6 +433,7 @@ def test_changing_the_inference_code_reruns_inference_and_the_report(fx):
             # so do the per-language results
             *(job("by_language", corpus=c, track="code") for c in CORPORA),
             job("by_language_pooled", track="code"),
+            job("ablations"),
             job("report"),
             job("all"),
         }

@@ -25,6 +25,7 @@ Key = tuple[str, ...]  # the pattern's wildcard values, in the order they appear
 ARTIFACTS: dict[str, tuple[str, str]] = {
     "tools": ("results/tools.json", "run"),
     "run_status": ("results/run_status.tsv", "run"),
+    "ablations": ("results/ablations.tsv", "run"),
     "corpus": ("results/{corpus}/corpus.json", "corpus"),
     "fileset_audit": ("results/{corpus}/fileset_audit.tsv", "corpus"),
     "unseen": ("results/{corpus}/unseen.tsv", "corpus"),

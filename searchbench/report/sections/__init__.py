@@ -7,6 +7,7 @@ corpus and track. Adding a section: one module, one entry here, one rule input
 """
 
 from searchbench.report.sections import (
+    ablations,
     agreement,
     corpus,
     docs_unmeasured,
@@ -25,6 +26,7 @@ SECTIONS = (
     overview,
     families,
     pooled_languages,
+    ablations,
     weaknesses,
     agreement,
     corpus,

@@ -74,6 +74,7 @@ def html(page: Page) -> list[str]:
         *[f'<p class="note">{esc(note)}</p>' for note in [word_match_note(model)] if note],
         '<ul><li><a href="#families">best of each family</a></li>'
         '<li><a href="#languages">results by language, pooled</a></li>'
+        '<li><a href="#ablations">what each hay signal is worth</a></li>'
         '<li><a href="#weaknesses">where this benchmark is wrong</a></li>'
         f'{toc}<li><a href="#agreement">do the metrics agree?</a></li>'
         '<li><a href="#runs">how the runs ended</a></li>'

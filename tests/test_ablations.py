@@ -1,0 +1,90 @@
+"""What each hay signal is worth (issue 11 item 2): the ablation comparisons of a run as one
+table, per corpus, per language and pooled, and the report's section of it."""
+
+from pathlib import Path
+
+import pytest
+from test_inference import make_scores
+
+from searchbench.ablations import COLUMNS, ablations_tsv, collect
+from searchbench.artifacts import write_text
+from searchbench.by_language import language_inference, pooled_scores
+from searchbench.inference import run_inference
+
+ROOT = Path(__file__).parent.parent
+SEED = 5
+
+
+def scores(prefix: str = "c"):
+    # the keyword prior wins 10 queries in c; in python switching it off changes nothing
+    base = [12] * 24
+    hay = [1] * 10 + [12] * 14
+    frame = make_scores({"rg": base, "hay": hay, "hay-no-kw": base})
+    frame["language"] = frame["qid"].map({f"c-code-{i:04d}": "c" if i < 12 else "python"
+                                          for i in range(24)})  # fmt: skip
+    frame["qid"] = prefix + frame["qid"].str.removeprefix("c")
+    return frame
+
+
+def documents():
+    options = {"baseline": "rg", "seed": SEED, "primary": ["hay"],
+               "ablations": {"hay-no-kw": "hay"}}  # fmt: skip
+    one = scores("a")
+    return [
+        ("code", "a", run_inference(one, **options)),
+        ("code", "a", language_inference(one, **options)),
+        (
+            "code",
+            "pooled",
+            language_inference(pooled_scores({"a": one, "b": scores("b")}), **options),
+        ),  # fmt: skip
+    ]
+
+
+def test_each_ablation_is_read_as_the_worth_of_its_signal():
+    rows = collect(documents())
+    where = [(r["corpus"], r["language"]) for r in rows]
+    assert where == [("a", "all"), ("a", "c"), ("a", "python"), ("pooled", "c")] + [
+        ("pooled", "python")
+    ]
+    corpus_wide = rows[0]
+    assert corpus_wide["variant"] == "hay-no-kw" and corpus_wide["full_tool"] == "hay"
+    assert corpus_wide["worth"] == pytest.approx(10 * (1 - 1 / 12) / 24)
+    assert corpus_wide["worth_ci_low"] > 0 and corpus_wide["reading"] == "signal helps"
+    assert rows[2]["reading"] == "identical" and rows[2]["worth"] == 0
+    text = ablations_tsv(rows)
+    assert text.splitlines()[0].split("\t") == list(COLUMNS) and len(text.splitlines()) == 6
+
+
+def test_a_corpus_with_one_language_adds_no_language_rows():
+    one = scores("a")
+    one["language"] = "c"
+    doc = language_inference(one, baseline="rg", seed=SEED, ablations={"hay-no-kw": "hay"})
+    assert collect([("code", "a", doc)]) == []
+    assert len(collect([("code", "pooled", doc)])) == 1
+
+
+def test_the_report_shows_the_worth_table(tmp_path):
+    from report_paths import build_model
+
+    from searchbench.report.page import render_html, render_markdown
+
+    path = tmp_path / "ablations.tsv"
+    write_text(path, ablations_tsv(collect(documents())))
+    fix = ROOT / "tests" / "fixtures" / "report" / "results"
+    model = build_model(
+        scores=[str(fix / "alpha" / "code" / "scores.tsv")],
+        inference=[str(fix / "alpha" / "code" / "inference.json")],
+        corpus=[str(fix / "alpha" / "corpus.json")],
+        tools=str(fix / "tools.json"),
+        ablations=str(path),
+        config={"seed": SEED, "baseline": "rg"},
+        config_hash="x",
+        command="snakemake",
+    )
+    html = render_html(model, {}, "")
+    block = html.split('id="ablations"')[1].split("</table>")[0]
+    assert "hay-no-kw (vs hay)" in block and "signal helps" in block
+    worth = collect(documents())[0]
+    assert f"{worth['worth']:+.3f}" in block
+    assert "## What each hay signal is worth" in render_markdown(model)
