@@ -424,6 +424,16 @@ def test_report_names_each_comparison_family_and_an_ablation_s_reference(tmp_pat
     assert '<td class="name family">primary vs rg</td>' in section
     md = render_markdown(model)
     assert "| hay-x | ablation vs hay |" in md and "| hay | primary vs rg |" in md
+    # the overview opens with every tool on every corpus, marked by its family's verdict
+    matrix = html.split('<table class="matrix">')[1].split("</table>")[0]
+    rows = [r for r in matrix.split("<tr>") if r.startswith('<td class="name">')]
+    assert [r.split("</td>")[0].removeprefix('<td class="name">') for r in rows][:2] == [
+        "rg",
+        "hay",
+    ]
+    assert rows[-1].startswith('<td class="name">hay-x (vs hay)</td>')
+    mark = {"detected worse": "▼", "detected better": "▲"}.get(variant["verdict"], "")
+    assert f"{model.sections[0].means['all']['hay-x']['rr']:.3f} {mark}".rstrip() in rows[-1]
 
 
 def test_report_says_when_nothing_could_have_been_detected():

@@ -562,9 +562,9 @@ def test_charts_render_offline_in_a_real_browser(built: Path, tmp_path: Path) ->
     assert "chart failed to render: " not in dom.replace('"chart failed to render: " + err', "")
 
     shot = tmp_path / "shot.png"
-    chromium(f"--screenshot={shot}", "--window-size=1400,3000", url, tmp=tmp_path)
+    chromium(f"--screenshot={shot}", "--window-size=1400,5000", url, tmp=tmp_path)
     px = decode_png(shot.read_bytes())[:, :, :3].astype(np.int32)
-    assert px.shape[:2] == (3000, 1400)
+    assert px.shape[:2] == (5000, 1400)
     packed = (px[:, :, 0] << 16) | (px[:, :, 1] << 8) | px[:, :, 2]
     assert len(np.unique(packed)) > 50, "screenshot is (nearly) a single colour"
     assert px.std() > 10

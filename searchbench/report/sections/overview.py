@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from searchbench.measures import DETECTED
 from searchbench.report.charts import Page
 from searchbench.report.fmt import esc, fmt_ci, fmt_num, fmt_signed, html_table, md_table
-from searchbench.report.model import Model
+from searchbench.report.model import Model, Section
 
 OVERVIEW_TOOL = "hay"  # the ranker this benchmark ships, read against the baseline
 
@@ -75,18 +76,98 @@ def overview_note(model: Model) -> str:
     )
 
 
+MARK = {
+    "detected better": "▲",
+    "detected worse": "▼",
+    "tests disagree": "†",
+    "not detected": "",
+    "not evidence": "∅",
+    "identical": "≡",
+}
+MATRIX_NOTE = (
+    "Every tool on every corpus and track: MRR over all queries, marked by its verdict in its "
+    "comparison family (▲ detected better, ▼ detected worse, † tests disagree, ∅ not "
+    "evidence, ≡ identical, no mark: not detected). Each tool is compared with the baseline, "
+    "an ablation variant with the full tool it varies (named in its row). Bold: detected."
+)
+
+
+def tool_order(model: Model) -> list[tuple[str, str]]:
+    """(tool, reference) rows: the baseline, then primary, secondary and ablation tools."""
+    order: dict[str, tuple[int, str]] = {}
+    rank = {"primary": 1, "secondary": 2, "ablation": 3}
+    for sec in model.sections:
+        order.setdefault(sec.baseline, (0, ""))
+        for (tool, metric, subset), comp in sec.comparisons.items():
+            if metric == "rr" and subset == "all":
+                family = str(comp.get("family", "secondary"))
+                reference = str(comp.get("baseline", sec.baseline))
+                order.setdefault(tool, (rank.get(family, 2), reference))
+    return [(t, ref) for t, (_, ref) in sorted(order.items(), key=lambda kv: (kv[1][0], kv[0]))]
+
+
+def matrix_cell(sec: Section, tool: str) -> tuple[str, bool]:
+    mrr = sec.means["all"].get(tool, {}).get("rr")
+    if mrr is None:
+        return "–", False
+    if tool == sec.baseline:
+        return f"{fmt_num(mrr)} (baseline)", False
+    comp = sec.comparisons.get((tool, "rr", "all")) or {}
+    verdict = str(comp.get("verdict", ""))
+    return f"{fmt_num(mrr)} {MARK.get(verdict, '')}".rstrip(), verdict in DETECTED
+
+
+def matrix(model: Model) -> tuple[list[str], list[list[tuple[str, bool]]]]:
+    header = ["tool", *[sec.key for sec in model.sections]]
+    rows = []
+    for tool, reference in tool_order(model):
+        label = (
+            f"{tool} (vs {reference})" if reference and reference != model_baseline(model) else tool
+        )
+        rows.append([(label, False), *[matrix_cell(sec, tool) for sec in model.sections]])
+    return header, rows
+
+
+def model_baseline(model: Model) -> str:
+    return str(model.config.get("baseline", "rg"))
+
+
+def emphasis(text: str, bold: bool) -> str:
+    return f"<strong>{esc(text)}</strong>" if bold else esc(text)
+
+
+def matrix_html(model: Model) -> str:
+    header, rows = matrix(model)
+    head = '<th class="name">tool</th>' + "".join(f"<th>{esc(h)}</th>" for h in header[1:])
+    body = "".join(
+        f'<tr><td class="name">{esc(row[0][0])}</td>'
+        + "".join(f"<td>{emphasis(text, bold)}</td>" for text, bold in row[1:])
+        + "</tr>"
+        for row in rows
+    )
+    return (
+        f'<div class="scroll"><table class="matrix"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+    )
+
+
 def html(page: Page) -> list[str]:
     model = page.model
     return [
         '<h2 id="overview">Overview</h2>',
+        f"<p>{esc(MATRIX_NOTE)}</p>",
+        matrix_html(model),
         f"<p>{esc(overview_note(model))}</p>",
         html_table(OVERVIEW_HEADER, overview_rows(model)),
     ]
 
 
 def markdown(model: Model) -> list[str]:
+    header, rows = matrix(model)
     return [
         "## Overview\n",
+        MATRIX_NOTE + "\n",
+        md_table(header, [[f"**{t}**" if b else t for t, b in row] for row in rows]),
         overview_note(model) + "\n",
         md_table(OVERVIEW_HEADER, overview_rows(model)),
     ]
