@@ -70,6 +70,10 @@ def _num(text: str, signed: bool = False) -> str:
     return f"{float(text):+.3f}" if signed else f"{float(text):.3f}"
 
 
+def _p(text: str) -> str:
+    return "–" if text in ("", None) else f"{float(text):.2g}"
+
+
 def readme(run_name: str, commit: str, command: str, summary_csv: str) -> str:
     lines = [
         f"# Published run: {run_name}",
@@ -96,7 +100,7 @@ def readme(run_name: str, commit: str, command: str, summary_csv: str) -> str:
             f"| {r['corpus']} | {r['track']} | {r['tool']} | {r['baseline']} | {r['queries']} "
             f"| {_num(r['mean'])} | {_num(r['mean_base'])} | {_num(r['diff'], True)} "
             f"[{_num(r['ci_low'], True)}, {_num(r['ci_high'], True)}] "
-            f"| {_num(r['p_randomization'])} | {_num(r['p_holm'])} | {r['verdict']} |"
+            f"| {_p(r['p_randomization'])} | {_p(r['p_holm'])} | {r['verdict']} |"
         )
     return "\n".join(lines) + "\n"
 
