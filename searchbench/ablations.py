@@ -45,7 +45,8 @@ READING = {
 
 
 def _negated(x: Any) -> float | None:
-    return None if x is None else -float(x)
+    # + 0.0: a difference of 0 is a worth of 0, never "-0"
+    return None if x is None else -float(x) + 0.0
 
 
 def worth_row(track: str, corpus: str, comp: Mapping[str, Any]) -> dict[str, Any]:

@@ -53,6 +53,7 @@ def test_each_ablation_is_read_as_the_worth_of_its_signal():
     assert corpus_wide["worth_ci_low"] > 0 and corpus_wide["reading"] == "signal helps"
     assert rows[2]["reading"] == "identical" and rows[2]["worth"] == 0
     text = ablations_tsv(rows)
+    assert "\t-0\t" not in text
     assert text.splitlines()[0].split("\t") == list(COLUMNS) and len(text.splitlines()) == 6
 
 
