@@ -310,6 +310,49 @@ def minimum_detectable(thresholds: np.ndarray, target: float = POWER_TARGET) -> 
     return float(max(value, 0.0)) if np.isfinite(value) else None
 
 
+PLAN_QUERIES = (30, 100, 300, 1000, 3000)  # the planning table's sample sizes
+PLAN_TARGETS = (0.05, 0.10)  # mean MRR differences a reader may want to detect
+
+
+def mde_at(
+    pool: Pool, threshold: float, n: int, *, seed: int, settings: Settings, min_queries: int
+) -> float | None:
+    """The MDE a sample of n queries like this corpus's would have."""
+    found = simulate_thresholds(
+        pool, threshold, seed=seed, settings=settings, n=n, min_queries=min_queries
+    )
+    return minimum_detectable(to_delta(found, pool))
+
+
+def queries_needed(
+    pool: Pool,
+    threshold: float,
+    target: float,
+    *,
+    seed: int,
+    settings: Settings,
+    min_queries: int,
+    most: int = PLAN_QUERIES[-1],
+) -> int | None:
+    """The fewest queries (within 2%, and within simulation noise: the simulated MDE falls
+    with n but not strictly at every step) whose MDE is <= target, by bisection; None when
+    even `most` queries would not do, or the tie share makes the target infeasible."""
+
+    def enough(n: int) -> bool:
+        mde = mde_at(pool, threshold, n, seed=seed, settings=settings, min_queries=min_queries)
+        return mde is not None and mde <= target
+
+    if target > pool.max_delta or not enough(most):
+        return None
+    low, high = min_queries, most  # low: not known to be enough; high: enough
+    if enough(low):
+        return low
+    while high - low > max(1, high // 50):
+        middle = (low + high) // 2
+        low, high = (low, middle) if enough(middle) else (middle, high)
+    return high
+
+
 def run_power(
     scores: pd.DataFrame,
     *,
@@ -334,6 +377,12 @@ def run_power(
         pool,
     )
     mde = minimum_detectable(thresholds)
+    options = {"seed": seed, "settings": settings, "min_queries": min_queries}
+    plan = [{"queries": n, "mde": mde_at(pool, alpha / m, n, **options)} for n in PLAN_QUERIES]
+    needed = [
+        {"mde": target, "queries": queries_needed(pool, alpha / m, target, **options)}
+        for target in PLAN_TARGETS
+    ]
     curve = [pool.max_delta * i / CURVE_POINTS for i in range(CURVE_POINTS + 1)]
     if pool.n < min_queries:
         note = f"fewer than {min_queries} queries: no verdict is a claim, nothing is detectable"
@@ -376,6 +425,12 @@ def run_power(
                 "this metric over all queries after Tarone's rule (at least 1); alpha / m is "
                 "Holm's first step, the worst case for a single true effect among the family"
             ),
+            "plan": (
+                "the MDE of a sample of n queries drawn like this corpus's (same tie share and "
+                "differences), and the fewest queries (within 2%, at most "
+                f"{PLAN_QUERIES[-1]}) whose MDE reaches each target; null: not within "
+                f"{PLAN_QUERIES[-1]} or not feasible at this tie share"
+            ),
             "family": "primary" if family else "vs-baseline",
             "family_tools": sorted(family or pool.n_eff),
         },
@@ -392,6 +447,8 @@ def run_power(
         "max_feasible_delta": pool.max_delta,
         "mde": mde,
         "mde_note": note,
+        "plan": plan,
+        "queries_needed": needed,
         "power_curve": [
             {"delta": d, "power": float(p)}
             for d, p in zip(curve, power_at(thresholds, np.array(curve)), strict=True)

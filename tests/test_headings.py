@@ -112,3 +112,19 @@ def test_odd_file_names_are_read(tmp_path, rules):
     table, unseen = headings.scan_headings(tmp_path, [encode_path(name)], MARKUPS, [], rules)
     assert table["symbol"].tolist() == ["odd_file_heading"] and unseen.empty
     assert os.path.exists(tmp_path / name)
+
+
+def test_a_token_the_file_holds_only_escaped_is_not_a_heading_token(tmp_path, rules):
+    # Linux's Documentation/driver-api/ntb.rst: "NTB MSI Test Client (ntb\_msi\_test)".
+    # docutils unescapes it; no literal search finds ntb_msi_test in that file (the kernel
+    # run's containment pass stopped on it), so it is not the file's heading token.
+    (tmp_path / "ntb.rst").write_text(
+        "NTB MSI Test Client (ntb\\_msi\\_test)\n"
+        "====================================\n\n"
+        "Text.\n\n"
+        "The ring_reset_hook call\n"
+        "------------------------\n\nMore.\n"
+    )
+    table, unseen = headings.scan_headings(tmp_path, ["ntb.rst"], MARKUPS, [], rules)
+    assert "ntb_msi_test" not in table["symbol"].tolist()
+    assert "ring_reset_hook" in table["symbol"].tolist() and unseen.empty

@@ -224,6 +224,39 @@ def test_a_high_tie_share_makes_every_feasible_difference_undetectable():
     assert result["holm_m"] == 1
 
 
+def test_the_plan_gives_the_mde_at_other_sizes_and_the_queries_a_target_needs():
+    # Issue 11 item 5: a table a reader can plan with, from this corpus's own differences
+    from searchbench.power import PLAN_QUERIES, difference_pool, mde_at, queries_needed
+
+    scores = shifted_scores(300)
+    result = run_power(scores, baseline="rg", seed=SEED, settings=FAST)
+    plan = {p["queries"]: p["mde"] for p in result["plan"]}
+    assert tuple(plan) == PLAN_QUERIES
+    assert plan[300] == result["mde"]  # the corpus's own size: the same simulation
+    # falls with n; too small a sample may detect nothing feasible (None), never a large one
+    values = [plan[n] for n in PLAN_QUERIES]
+    known = [v for v in values if v is not None]
+    assert values[-len(known) :] == known and len(known) >= 3
+    assert all(a > b for a, b in zip(known, known[1:], strict=False))
+    pool = difference_pool(scores, "rg")
+    threshold = result["test_alpha"]
+    options = {"seed": SEED, "settings": FAST, "min_queries": 10}
+    assert pool.max_delta > 0.05  # so the first target is feasible here
+    for need in result["queries_needed"]:
+        n = need["queries"]
+        if need["mde"] > pool.max_delta:
+            assert n is None  # no number of queries reaches a mean the tie share forbids
+            continue
+        assert n is not None and 10 <= n <= 3000
+        assert mde_at(pool, threshold, n, **options) <= need["mde"]
+        # the MDE falls with n up to simulation noise: half as many queries do not reach it
+        half = mde_at(pool, threshold, n // 2, **options)
+        assert n // 2 < 10 or half is None or half > need["mde"]
+    assert [q["mde"] for q in result["queries_needed"]] == [0.05, 0.10]
+    # a target beyond what the tie share allows needs no number of queries
+    assert queries_needed(pool, threshold, pool.max_delta + 0.01, **options) is None
+
+
 def test_family_m_follows_tarone():
     pool = Pool(30, 0.5, np.ones(3), {"a": 0, "b": 5, "c": 6, "d": 25}, ["a"], ["b", "c", "d"])
     assert family_m(pool, 0.05, 10_000) == 2  # b cannot reach 0.05 (2/32), a is identical
@@ -390,6 +423,8 @@ def test_report_shows_the_mde_identical_and_what_left_holm(tmp_path):
     assert f"power (all queries): {expected}" in block or expected == "none"
     assert f"n = {power['n']} queries" in block and "tie share of" in block
     assert f"m = {power['holm_m']}" in block and "expected n_eff" in block
+    assert "Planning (same tie share and differences): MDE at n = 30: " in block
+    assert "Queries needed to detect a mean difference of 0.05: " in block
     hay = next(c for c in inference["comparisons"] if c["tool"] == "hay" and c["metric"] == "rr"
                and c["subset"] == "all")  # fmt: skip
     assert f"<td>{hay['diff']:+.3f}</td>" in block

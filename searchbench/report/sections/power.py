@@ -42,6 +42,32 @@ def power_summary(power: dict[str, Any]) -> str:
         f"excludes 0 and the sign-flip p < α/m = {fmt_p(power['test_alpha'])} (m = "
         f"{power['holm_m']}: Holm's first step, the worst case for one true effect in the family). "
         f"Largest feasible difference at this tie share: {fmt_num(power['max_feasible_delta'])}."
+        + plan_sentence(power)
+    )
+
+
+def plan_sentence(power: dict[str, Any]) -> str:
+    """For planning: the MDE at other sample sizes, and the queries a target would need."""
+    plan = power.get("plan") or []
+    if not plan:
+        return ""
+    sizes = "; ".join(f"{p['queries']}: {fmt_num(p['mde'])}" for p in plan)
+    most = plan[-1]["queries"]
+    feasible = as_float(power.get("max_feasible_delta"))
+
+    def need(q: dict[str, Any]) -> str:
+        if q["queries"] is not None:
+            return f"{q['queries']} queries"
+        if as_float(q["mde"]) > feasible:
+            return "none: larger than the largest feasible difference"
+        return f"more than {most}"
+
+    needs = "; ".join(
+        f"{fmt_num(q['mde'], 2)}: {need(q)}" for q in power.get("queries_needed") or []
+    )
+    return (
+        f" Planning (same tie share and differences): MDE at n = {sizes}. Queries needed to "
+        f"detect a mean difference of {needs}."
     )
 
 
@@ -61,7 +87,7 @@ def power_html(power: dict[str, Any] | None, sec: Section) -> list[str]:
     return [
         "<h3>What these queries could detect (MRR, all queries)</h3>",
         f"<p>{esc(power_summary(power))}</p>",
-        html_table(["tool", "n_eff", f"MRR diff vs {sec.baseline}", "reading"], rows),
+        html_table(["tool", "n_eff", "MRR diff vs its reference", "reading"], rows),
     ]
 
 
