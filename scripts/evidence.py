@@ -16,7 +16,7 @@ def main(smk) -> None:
         config=dict(params.config),
         config_hash=str(params.config_hash),
         command=str(params.command),
-        tools=list(tools.values()) if isinstance(tools, dict) else list(tools),
+        tools=list(tools.values()),  # results/tools.json: name -> record
         corpora=[read_json(p) for p in smk.input.corpora],
         hosts={c: read_json(p) for c, p in zip(params.hosts_by, smk.input.hosts, strict=True)},
     )

@@ -27,14 +27,13 @@ from searchbench.artifacts import json_text, tsv_text, write_text
 from searchbench.errors import BenchError
 from searchbench.inference import (
     DECLARED_FAMILIES,
-    FAMILY_CONTROLS,
     TSV_COLUMNS,
     adjust_family,
     check_declared,
     declared_pairs,
     family_comparisons,
+    family_record,
     holm_excluded,
-    holm_sizes,
     tsv_cell,
 )
 from searchbench.measures import MIN_QUERIES
@@ -43,15 +42,19 @@ LANGUAGE_COLUMNS = ("language", *TSV_COLUMNS)
 
 
 def pooled_scores(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Scores of several corpora as one frame (corpus column added), over the tools every
-    corpus scored; a qid seen in two corpora is an error (qids carry their corpus)."""
+    """Scores of several corpora as one frame (corpus column added). Corpora scored with
+    different tools, or a qid seen in two corpora (qids carry their corpus), are errors."""
     if not frames:
         raise BenchError("no scores to pool; the track was measured on no corpus")
-    common = set.intersection(*(set(f["tool"]) for f in frames.values()))
-    pooled = pd.concat(
-        [f[f["tool"].isin(common)].assign(corpus=c) for c, f in sorted(frames.items())],
-        ignore_index=True,
-    )
+    tools = {c: sorted(set(f["tool"])) for c, f in sorted(frames.items())}
+    first, *_ = tools.items()
+    for corpus, scored in tools.items():
+        if scored != first[1]:
+            raise BenchError(
+                f"corpus {corpus} was scored with tools {scored}, corpus {first[0]} with "
+                f"{first[1]}: pooled results need the same tools everywhere; rerun the score rule"
+            )
+    pooled = pd.concat([f.assign(corpus=c) for c, f in sorted(frames.items())], ignore_index=True)
     twice = pooled.groupby("qid")["corpus"].nunique()
     if (twice > 1).any():
         raise BenchError(f"qid {twice[twice > 1].index[0]!r} is in two corpora; rerun queries")
@@ -109,14 +112,7 @@ def language_inference(
                 str(k): int(v)
                 for k, v in per_query.groupby("language")["trivial"].sum().sort_index().items()
             },
-            "families": {
-                f: {
-                    "controls": FAMILY_CONTROLS[f],
-                    "pairs": [list(pair) for pair in declared[f]],
-                    "holm_m": holm_sizes(by_family[f]),
-                }
-                for f in DECLARED_FAMILIES
-            },
+            "families": {f: family_record(f, declared[f], by_family[f]) for f in DECLARED_FAMILIES},
             "family_rule": (
                 "Holm within each family and (metric, subset) over every language's "
                 "comparisons together (Tarone's rule first); the languages are slices of one "

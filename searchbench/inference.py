@@ -450,6 +450,17 @@ def holm_excluded(comparisons: Sequence[Mapping]) -> list[dict]:
     ]
 
 
+def family_record(
+    family: str, pairs: Sequence[tuple[str, str]], comparisons: Sequence[Mapping]
+) -> dict:
+    """metadata.families[family]: what it controls, its (tool, reference) pairs, Holm's m."""
+    return {
+        "controls": FAMILY_CONTROLS[family],
+        "pairs": [list(pair) for pair in pairs],
+        "holm_m": holm_sizes(comparisons),
+    }
+
+
 def declared_pairs(
     tools: Sequence[str],
     baseline: str,
@@ -564,14 +575,7 @@ def run_inference(
                 "(tool - reference), resampling queries with replacement"
             ),
             "confidence": CONFIDENCE,
-            "families": {
-                f: {
-                    "controls": FAMILY_CONTROLS[f],
-                    "pairs": [list(pair) for pair in declared[f]],
-                    "holm_m": holm_sizes(by_family[f]),
-                }
-                for f in DECLARED_FAMILIES
-            },
+            "families": {f: family_record(f, declared[f], by_family[f]) for f in DECLARED_FAMILIES},
             "family_rule": (
                 "Holm adjustment within each family and (metric, subset), over its comparisons "
                 "that can reach alpha (Tarone's rule: smallest possible p >= alpha, identical "
@@ -617,15 +621,12 @@ def run_inference(
         pairs = _pairs(scores, tools, comparisons, options)
         own = [c for c in pairs if c["family"] == "all-pairs"]
         result["pairs"] = pairs
-        result["metadata"]["families"]["all-pairs"] = {
-            "controls": FAMILY_CONTROLS["all-pairs"],
-            "pairs": [
-                [c["tool"], c["baseline"]]
-                for c in own
-                if c["metric"] == PRIMARY_METRIC and c["subset"] == "all"
-            ],
-            "holm_m": holm_sizes(own),
-        }
+        own_pairs = [
+            (c["tool"], c["baseline"])
+            for c in own
+            if c["metric"] == PRIMARY_METRIC and c["subset"] == "all"
+        ]
+        result["metadata"]["families"]["all-pairs"] = family_record("all-pairs", own_pairs, own)
         result["metadata"]["pairs_holm_excluded"] = holm_excluded(own)
     return result
 

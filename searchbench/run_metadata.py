@@ -9,17 +9,16 @@ The keys follow ir_metadata's schema 0.1; what it has no key for sits under `x-s
 
 from __future__ import annotations
 
-import hashlib
 import os
 import platform
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import yaml
 
 from searchbench.artifacts import write_text
 from searchbench.host import cpu_model, mem_total_kib, read_text
+from searchbench.tools import file_sha256
 
 SCHEMA_VERSION = "0.1"
 
@@ -49,10 +48,6 @@ def platform_record() -> dict[str, Any]:
             "distribution": os_release(read_text("/etc/os-release")),
         },
     }
-
-
-def file_sha256(path: str | os.PathLike) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def run_metadata(
@@ -109,7 +104,7 @@ def run_metadata(
             "binary_target": tool.get("binary_target", ""),
             "binary_sha256": tool.get("sha256", ""),
             "version_line": tool.get("version", ""),
-            "run_sha256": file_sha256(run_path),
+            "run_sha256": file_sha256(str(run_path)),
         },
     }
 

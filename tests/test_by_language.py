@@ -85,6 +85,10 @@ def test_pooling_concatenates_corpora_and_refuses_a_qid_in_two():
     assert by_key(result, "hay", "rust")["verdict"] == "detected better"
     with pytest.raises(BenchError, match="is in two corpora"):
         pooled_scores({"a": two_languages("a"), "b": two_languages("a")})
+    # a corpus scored without one of the tools is refused, not pooled over fewer tools
+    short = two_languages("b")
+    with pytest.raises(BenchError, match="pooled results need the same tools everywhere"):
+        pooled_scores({"a": two_languages("a"), "b": short[short["tool"] != "ug"]})
 
 
 def test_scores_without_a_language_column_are_refused():
