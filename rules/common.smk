@@ -36,6 +36,7 @@ from searchbench.codehash import script_code_hash  # noqa: E402
 from searchbench.errors import BenchError  # noqa: E402
 from searchbench.report.inputs import rule_inputs  # noqa: E402
 from searchbench.headings import docs_shape, token_rules  # noqa: E402
+from searchbench.hay.signals import FALSE_FIRING_WORDS_FILE  # noqa: E402
 from searchbench.tools import (
     READING_ONLY,
     resolve_tools,
@@ -332,6 +333,8 @@ def corpus_targets(corpus: str) -> list[str]:
     return [
         f"results/{corpus}/code/inference.json",
         f"results/{corpus}/code/by_language.json",
+        f"results/{corpus}/code/filter_rank.tsv",
+        f"results/{corpus}/false_firings.tsv",
         *[f"results/{corpus}/code/runs/{tool}.run.yaml" for tool in TOOLS],
         f"results/{corpus}/code/scores.tsv",
         f"results/{corpus}/code/gt_audit_summary.tsv",
@@ -352,6 +355,7 @@ def docs_targets(corpus: str) -> list[str]:
         for name in (
             "inference.json",
             "by_language.json",
+            "filter_rank.tsv",
             "scores.tsv",
             *[f"runs/{tool}.run.yaml" for tool in TOOLS],
         )

@@ -26,6 +26,9 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
     "tools": ("results/tools.json", "run"),
     "run_status": ("results/run_status.tsv", "run"),
     "ablations": ("results/ablations.tsv", "run"),
+    "false_firings": ("results/false_firings.tsv", "run"),
+    "false_firing_effect": ("results/false_firing_effect.tsv", "run"),
+    "false_firing_words": ("results/false_firing_words.txt", "run"),
     "corpus": ("results/{corpus}/corpus.json", "corpus"),
     "fileset_audit": ("results/{corpus}/fileset_audit.tsv", "corpus"),
     "unseen": ("results/{corpus}/unseen.tsv", "corpus"),
@@ -39,6 +42,7 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
     "inference": ("results/{corpus}/{track}/inference.json", "track"),
     "power": ("results/{corpus}/{track}/power.json", "track"),
     "by_language": ("results/{corpus}/{track}/by_language.json", "track"),
+    "filter_rank": ("results/{corpus}/{track}/filter_rank.tsv", "track"),
     "pooled_by_language": ("results/pooled/{track}/by_language.json", "pooled track"),
     "fast_path": ("results/{corpus}/{track}/fastpath/{tool}.json", "track, fast-path tool"),
 }

@@ -1,0 +1,66 @@
+# The method's open questions answered from the run's artifacts (docs/method.md §6, §7, §10).
+
+
+# Where hay's definition rules fire (in their raw form, hay's word list aside) on lines that declare nothing, by word and language.
+rule false_firings:
+    input:
+        root="resources/corpora/{corpus}",
+        files="results/{corpus}/files.tsv",
+        symbols="results/{corpus}/symbols.tsv",
+        words=FALSE_FIRING_WORDS_FILE,
+    output:
+        tsv="results/{corpus}/false_firings.tsv",
+    log:
+        "results/logs/{corpus}/false_firings.log",
+    benchmark:
+        "results/benchmarks/{corpus}/false_firings.tsv"
+    conda:
+        "../envs/python.yaml"
+    params:
+        rerun_on_code=code_hash("false_firings"),
+    script:
+        "../scripts/false_firings.py"
+
+
+# Pooled over corpora: the exclusion list the counts call for, and what each list does.
+rule false_firing_words:
+    input:
+        tables=expand("results/{corpus}/false_firings.tsv", corpus=CORPORA),
+        words=FALSE_FIRING_WORDS_FILE,
+    output:
+        pooled="results/false_firings.tsv",
+        effect="results/false_firing_effect.tsv",
+        words="results/false_firing_words.txt",
+    log:
+        "results/logs/false_firing_words.log",
+    conda:
+        "../envs/python.yaml"
+    params:
+        corpora=CORPORA,
+        rerun_on_code=code_hash("false_firing_words"),
+    script:
+        "../scripts/false_firing_words.py"
+
+
+# Filter or rank: the answer's place in each tool's own output, and what sorted before it.
+rule filter_rank:
+    input:
+        root="resources/corpora/{corpus}",
+        queries="results/{corpus}/{track}/queries.tsv",
+        qrels="results/{corpus}/{track}/qrels.txt",
+        runs=expand("results/{{corpus}}/{{track}}/runs/{tool}.run", tool=TOOLS),
+        raw=expand("results/{{corpus}}/{{track}}/raw/{tool}.jsonl", tool=TOOLS),
+    output:
+        tsv="results/{corpus}/{track}/filter_rank.tsv",
+        summary="results/{corpus}/{track}/filter_rank_summary.tsv",
+    log:
+        "results/logs/{corpus}/{track}/filter_rank.log",
+    benchmark:
+        "results/benchmarks/{corpus}/{track}/filter_rank.tsv"
+    conda:
+        "../envs/python.yaml"
+    params:
+        tools=TOOLS,
+        rerun_on_code=code_hash("filter_rank"),
+    script:
+        "../scripts/filter_rank.py"
