@@ -38,7 +38,6 @@ from pygments.util import ClassNotFound
 
 from searchbench.artifacts import tsv_text, write_text
 from searchbench.hay.signals import is_prose_file
-from searchbench.inference import tsv_cell
 from searchbench.paths import decode_path
 
 FILES_CLASSIFIED = 20
@@ -78,6 +77,13 @@ SUMMARY_COLUMNS = (
     "use_line_share",
 )
 _WORD = r"[\w$]"
+
+
+def cell(value: Any) -> str:
+    """A TSV field: empty for None, floats in full (byte-identical reruns)."""
+    if value is None:
+        return ""
+    return f"{value:.17g}" if isinstance(value, float) else str(value)
 
 
 def bounded(symbol: str) -> re.Pattern[str]:
@@ -285,9 +291,9 @@ def summary_rows(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 def write_filter_rank(
     rows: Sequence[Mapping[str, Any]], tsv: str | os.PathLike, summary: str | os.PathLike
 ) -> None:
-    write_text(tsv, tsv_text(COLUMNS, ([tsv_cell(r[c]) for c in COLUMNS] for r in rows)))
+    write_text(tsv, tsv_text(COLUMNS, ([cell(r[c]) for c in COLUMNS] for r in rows)))
     summ = summary_rows(rows)
     write_text(
         summary,
-        tsv_text(SUMMARY_COLUMNS, ([tsv_cell(r[c]) for c in SUMMARY_COLUMNS] for r in summ)),
+        tsv_text(SUMMARY_COLUMNS, ([cell(r[c]) for c in SUMMARY_COLUMNS] for r in summ)),
     )

@@ -268,6 +268,7 @@ DOWNSTREAM = {
     *(job("inference", corpus=c, track="code") for c in CORPORA),
     *(job("power", corpus=c, track="code") for c in CORPORA),
     *(job("by_language", corpus=c, track="code") for c in CORPORA),
+    *(job("filter_rank", corpus=c, track="code") for c in CORPORA),
     job("by_language_pooled", track="code"),
     job("ablations"),
     job("run_status"),
@@ -352,6 +353,8 @@ def corpus_jobs(corpus: str, tools: tuple[str, ...] = ("grep", "hay", "rg", "wra
         job("inference", corpus=corpus, track="code"),
         job("power", corpus=corpus, track="code"),
         job("by_language", corpus=corpus, track="code"),
+        job("filter_rank", corpus=corpus, track="code"),
+        job("false_firings", corpus=corpus),
         *(job("search", corpus=corpus, track="code", tool=t) for t in tools),
         *(job("run_metadata", corpus=corpus, track="code", tool=t) for t in tools),
         *(job("timing", corpus=corpus, tool=t) for t in tools),
@@ -365,6 +368,7 @@ REPORT = {
     job("all"),
     job("by_language_pooled", track="code"),
     job("ablations"),
+    job("false_firing_words"),
 }
 
 
