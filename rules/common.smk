@@ -394,7 +394,11 @@ def workflow_commit() -> str:
 def reproduce_command() -> str:
     # relative to the workflow when inside it: the command must work in any checkout
     files = [
-        os.path.relpath(p, BASEDIR) if Path(p).resolve().is_relative_to(BASEDIR.resolve()) else str(p)
+        (
+            os.path.relpath(p, BASEDIR)
+            if Path(p).resolve().is_relative_to(BASEDIR.resolve())
+            else str(p)
+        )
         for p in workflow.config_settings.configfiles
     ]
     flag = "".join(f" --configfile {f}" for f in files)
