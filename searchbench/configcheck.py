@@ -185,6 +185,9 @@ RUN_NAMES = (
     "benchmarks",
     "pooled",
     "ablations.tsv",
+    "false_firings.tsv",
+    "false_firing_effect.tsv",
+    "false_firing_words.txt",
 )
 CORPUS_NAMES = (
     "done.txt",
@@ -193,6 +196,7 @@ CORPUS_NAMES = (
     "symbols.tsv",
     "unseen.tsv",
     "fileset_audit.tsv",
+    "false_firings.tsv",
     "filesets",
     "timing",
 )
