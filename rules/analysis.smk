@@ -64,3 +64,28 @@ rule filter_rank:
         rerun_on_code=code_hash("filter_rank"),
     script:
         "../scripts/filter_rank.py"
+
+
+# Why tools tie: per pair of tools, identical order and rank, and why ranks differ.
+rule ties:
+    input:
+        qrels="results/{corpus}/{track}/qrels.txt",
+        scores="results/{corpus}/{track}/scores.tsv",
+        runs=expand("results/{{corpus}}/{{track}}/runs/{tool}.run", tool=TOOLS),
+        filesets=expand("results/{{corpus}}/filesets/{tool}.txt", tool=LISTING_TOOLS),
+    output:
+        tsv="results/{corpus}/{track}/ties.tsv",
+    log:
+        "results/logs/{corpus}/{track}/ties.log",
+    benchmark:
+        "results/benchmarks/{corpus}/{track}/ties.tsv"
+    conda:
+        "../envs/python.yaml"
+    params:
+        tools=TOOLS,
+        listing_tools=LISTING_TOOLS,
+        corpus=lambda wildcards: wildcards.corpus,
+        track=lambda wildcards: wildcards.track,
+        rerun_on_code=code_hash("ties"),
+    script:
+        "../scripts/ties.py"

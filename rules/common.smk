@@ -334,6 +334,7 @@ def corpus_targets(corpus: str) -> list[str]:
         f"results/{corpus}/code/inference.json",
         f"results/{corpus}/code/by_language.json",
         f"results/{corpus}/code/filter_rank.tsv",
+        f"results/{corpus}/code/ties.tsv",
         f"results/{corpus}/false_firings.tsv",
         *[f"results/{corpus}/code/runs/{tool}.run.yaml" for tool in TOOLS],
         f"results/{corpus}/code/scores.tsv",
@@ -356,6 +357,7 @@ def docs_targets(corpus: str) -> list[str]:
             "inference.json",
             "by_language.json",
             "filter_rank.tsv",
+            "ties.tsv",
             "scores.tsv",
             *[f"runs/{tool}.run.yaml" for tool in TOOLS],
         )

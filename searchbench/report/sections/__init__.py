@@ -20,6 +20,7 @@ from searchbench.report.sections import (
     provenance,
     runs,
     skipped,
+    ties,
     weaknesses,
 )
 
@@ -30,6 +31,7 @@ SECTIONS = (
     pooled_languages,
     ablations,
     filter_rank,
+    ties,
     false_firings,
     weaknesses,
     agreement,
