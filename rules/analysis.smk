@@ -89,3 +89,56 @@ rule ties:
         rerun_on_code=code_hash("ties"),
     script:
         "../scripts/ties.py"
+
+
+# Calibration on our own data: the verdict rule's false detections in A/A runs.
+rule calibration:
+    input:
+        scores="results/{corpus}/{track}/scores.tsv",
+    output:
+        tsv="results/{corpus}/{track}/calibration.tsv",
+    log:
+        "results/logs/{corpus}/{track}/calibration.log",
+    benchmark:
+        "results/benchmarks/{corpus}/{track}/calibration.tsv"
+    conda:
+        "../envs/python.yaml"
+    params:
+        baseline=config["baseline"],
+        seed=config["seed"],
+        alpha=config["alpha"],
+        resamples=config["calibration"]["resamples"],
+        simulations=config["calibration"]["simulations"],
+        min_queries=config["min_queries"],
+        # the declared families, as the inference tests them
+        primary=PRIMARY_TOOLS,
+        ablations=ABLATIONS,
+        corpus=lambda wildcards: wildcards.corpus,
+        track=lambda wildcards: wildcards.track,
+        rerun_on_code=code_hash("calibration"),
+    script:
+        "../scripts/calibration.py"
+
+
+# Cost to an agent: bytes read before the answer, beside MRR, and how the two correlate.
+rule agent_cost:
+    input:
+        scores="results/{corpus}/{track}/scores.tsv",
+        raw=expand("results/{{corpus}}/{{track}}/raw/{tool}.jsonl", tool=TOOLS),
+    output:
+        tsv="results/{corpus}/{track}/agent_cost.tsv",
+    log:
+        "results/logs/{corpus}/{track}/agent_cost.log",
+    benchmark:
+        "results/benchmarks/{corpus}/{track}/agent_cost.tsv"
+    conda:
+        "../envs/python.yaml"
+    params:
+        tools=TOOLS,
+        corpus=lambda wildcards: wildcards.corpus,
+        track=lambda wildcards: wildcards.track,
+        # ablation variants keep their rows but stay out of the across-tools correlation
+        ablations=ABLATIONS,
+        rerun_on_code=code_hash("agent_cost"),
+    script:
+        "../scripts/agent_cost.py"

@@ -335,6 +335,8 @@ def corpus_targets(corpus: str) -> list[str]:
         f"results/{corpus}/code/by_language.json",
         f"results/{corpus}/code/filter_rank.tsv",
         f"results/{corpus}/code/ties.tsv",
+        f"results/{corpus}/code/calibration.tsv",
+        f"results/{corpus}/code/agent_cost.tsv",
         f"results/{corpus}/false_firings.tsv",
         *[f"results/{corpus}/code/runs/{tool}.run.yaml" for tool in TOOLS],
         f"results/{corpus}/code/scores.tsv",
@@ -358,6 +360,8 @@ def docs_targets(corpus: str) -> list[str]:
             "by_language.json",
             "filter_rank.tsv",
             "ties.tsv",
+            "calibration.tsv",
+            "agent_cost.tsv",
             "scores.tsv",
             *[f"runs/{tool}.run.yaml" for tool in TOOLS],
         )

@@ -270,6 +270,8 @@ DOWNSTREAM = {
     *(job("by_language", corpus=c, track="code") for c in CORPORA),
     *(job("filter_rank", corpus=c, track="code") for c in CORPORA),
     *(job("ties", corpus=c, track="code") for c in CORPORA),
+    *(job("calibration", corpus=c, track="code") for c in CORPORA),
+    *(job("agent_cost", corpus=c, track="code") for c in CORPORA),
     job("by_language_pooled", track="code"),
     job("ablations"),
     job("run_status"),
@@ -356,6 +358,8 @@ def corpus_jobs(corpus: str, tools: tuple[str, ...] = ("grep", "hay", "rg", "wra
         job("by_language", corpus=corpus, track="code"),
         job("filter_rank", corpus=corpus, track="code"),
         job("ties", corpus=corpus, track="code"),
+        job("calibration", corpus=corpus, track="code"),
+        job("agent_cost", corpus=corpus, track="code"),
         job("false_firings", corpus=corpus),
         *(job("search", corpus=corpus, track="code", tool=t) for t in tools),
         *(job("run_metadata", corpus=corpus, track="code", tool=t) for t in tools),
@@ -436,8 +440,9 @@ def test_changing_the_inference_code_reruns_inference_and_the_report(fx):
             *(job("inference", corpus=c, track="code") for c in CORPORA),
             # the power simulation uses the inference's own tests
             *(job("power", corpus=c, track="code") for c in CORPORA),
-            # so do the per-language results
+            # so do the per-language results and the A/A calibration
             *(job("by_language", corpus=c, track="code") for c in CORPORA),
+            *(job("calibration", corpus=c, track="code") for c in CORPORA),
             job("by_language_pooled", track="code"),
             job("ablations"),
             job("report"),

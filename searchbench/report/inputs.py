@@ -44,6 +44,8 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
     "by_language": ("results/{corpus}/{track}/by_language.json", "track"),
     "filter_rank": ("results/{corpus}/{track}/filter_rank.tsv", "track"),
     "ties": ("results/{corpus}/{track}/ties.tsv", "track"),
+    "calibration": ("results/{corpus}/{track}/calibration.tsv", "track"),
+    "agent_cost": ("results/{corpus}/{track}/agent_cost.tsv", "track"),
     "pooled_by_language": ("results/pooled/{track}/by_language.json", "pooled track"),
     "fast_path": ("results/{corpus}/{track}/fastpath/{tool}.json", "track, fast-path tool"),
 }

@@ -8,7 +8,9 @@ corpus and track. Adding a section: one module, one entry here, one rule input
 
 from searchbench.report.sections import (
     ablations,
+    agent_cost,
     agreement,
+    calibration,
     corpus,
     docs_unmeasured,
     false_firings,
@@ -33,6 +35,8 @@ SECTIONS = (
     filter_rank,
     ties,
     false_firings,
+    agent_cost,
+    calibration,
     weaknesses,
     agreement,
     corpus,
