@@ -39,7 +39,8 @@ rule build_index:
         root="resources/corpora/{corpus}",
         tool="results/tools/{tool}.json",
     output:
-        "resources/index/{corpus}/{tool}.idx",
+        # a directory: the tool writes its index file or files there (`{index}`)
+        directory("resources/index/{corpus}/{tool}.idx"),
     log:
         "results/logs/{corpus}/build_index.{tool}.log",
     benchmark:

@@ -1,4 +1,4 @@
-"""Build a tool's per-corpus index (the ctags tags file) once, for all its queries."""
+"""Build a tool's per-corpus index directory (ctags, GNU Global, cscope, codesearch) once."""
 
 import os
 

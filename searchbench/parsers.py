@@ -8,6 +8,12 @@ Formats (the `output` key of config/tools.yaml):
   astgrep-json  one JSON object a line (ast-grep --json=stream); `file`, 0-based
                 `range.start.line` (made 1-based here), `lines`
   ctags         readtags -e lines: name TAB path TAB pattern [TAB field...]; line from `line:`
+  cscope        cscope -L lines: path SP function SP line SP text; the path may contain a
+                space (a known path is preferred, as for `grep`), the function field holds the
+                query itself when cscope read it as a regular expression
+
+A line that starts with the corpus root's absolute path (csearch prints the absolute paths its
+index holds) is read with that prefix removed, so every tool's paths are relative to the root.
 
 Binary-file notices, one rule for every tool: a notice that a binary file matches is not a
 result. GNU grep writes it to stderr ("grep: X: binary file matches"), where it is never parsed;
@@ -149,6 +155,27 @@ def _parse_ctags(line: bytes) -> Match | None:
     return Match(strip_dot_slash(unescape_ctags(fields[1])), number, pattern)
 
 
+def _parse_cscope(line: bytes, known_paths: frozenset[bytes] | set[bytes] | None) -> Match | None:
+    """`path function line text`: the path is the longest known path followed by a space
+    (else the first field); the line number is the first all-digit field after the function."""
+    starts = []
+    i = line.find(b" ")
+    while i >= 0:
+        starts.append(i)
+        i = line.find(b" ", i + 1)
+    if not starts:
+        return None
+    cut = starts[0]
+    if known_paths is not None:
+        known = [i for i in starts if strip_dot_slash(line[:i]) in known_paths]
+        cut = known[-1] if known else cut
+    fields = line[cut + 1 :].split(b" ")
+    for k in range(1, len(fields)):
+        if fields[k].isdigit():
+            return Match(strip_dot_slash(line[:cut]), int(fields[k]), b" ".join(fields[k + 1 :]))
+    return None
+
+
 # The one list of output formats: the tools config, its loader and the runner read it here.
 LINE_PARSERS: dict[str, Callable[[bytes, frozenset[bytes] | set[bytes] | None], Match | None]] = {
     "grep-null": lambda line, _: _parse_null(line, b":"),
@@ -156,6 +183,7 @@ LINE_PARSERS: dict[str, Callable[[bytes, frozenset[bytes] | set[bytes] | None], 
     "grep": _parse_colon,
     "astgrep-json": lambda line, _: _parse_astgrep(line),
     "ctags": lambda line, _: _parse_ctags(line),
+    "cscope": _parse_cscope,
 }
 FORMATS = tuple(LINE_PARSERS)
 
@@ -180,10 +208,13 @@ class StreamParser:
     are one printed line; every other format prints each line once, and each counts.
     """
 
-    def __init__(self, fmt: str, known_paths: Iterable[bytes] | None = None) -> None:
+    def __init__(
+        self, fmt: str, known_paths: Iterable[bytes] | None = None, root_prefix: bytes = b""
+    ) -> None:
         if fmt not in FORMATS:
             raise unknown_format(fmt)
         self.fmt = fmt
+        self.root_prefix = root_prefix
         self.known_paths = frozenset(known_paths) if known_paths is not None else None
         self.stdout_lines = 0
         self.stdout_bytes = 0
@@ -228,6 +259,8 @@ class StreamParser:
         self.stdout_lines += 1
         if line.endswith(b"\r"):
             line = line[:-1]
+        if self.root_prefix and line.startswith(self.root_prefix):
+            line = line[len(self.root_prefix) :]
         match = parse_line(self.fmt, line, self.known_paths)
         if match is None:
             if is_binary_notice(line):
@@ -245,7 +278,9 @@ class StreamParser:
         yield match
 
 
-def parse_output(fmt: str, data: bytes, known_paths: Iterable[bytes] | None = None) -> list[Match]:
+def parse_output(
+    fmt: str, data: bytes, known_paths: Iterable[bytes] | None = None, root_prefix: bytes = b""
+) -> list[Match]:
     """Parse a whole output at once (tests, small outputs)."""
-    parser = StreamParser(fmt, known_paths)
+    parser = StreamParser(fmt, known_paths, root_prefix)
     return [*parser.feed(data), *parser.close()]

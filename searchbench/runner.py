@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -34,7 +35,7 @@ import psutil
 from searchbench.errors import BenchError
 from searchbench.parsers import Match, StreamParser
 from searchbench.paths import strip_dot_slash
-from searchbench.tools import ResolvedTool, expand_argv
+from searchbench.tools import ResolvedTool, escape_regex, expand_argv, expand_env
 
 STDERR_KEEP = 4096
 READ_SIZE = 1 << 16
@@ -312,7 +313,9 @@ def run_search(
     decl_line: tuple[bytes, int] | None = None,
 ) -> SearchResult:
     """Run argv in cwd (the corpus root) with a clean env plus `env`; see the module doc."""
-    parser = StreamParser(parse_format, known_paths)
+    # csearch prints the absolute paths its index holds: those under the root become relative.
+    root_prefix = os.fsencode(os.path.realpath(cwd)) + b"/"
+    parser = StreamParser(parse_format, known_paths, root_prefix=root_prefix)
     right = {strip_dot_slash(p) for p in right_paths} if right_paths else set()
     tally = _Tally(right, decl_line)
     spawn_floor = _status_kib("self", "VmHWM")
@@ -434,6 +437,8 @@ def search_argv(
     """The concrete argv of one search by a resolved tool."""
     if not tool.available or tool.binary_path is None:
         raise BenchError(f"tool {tool.spec.name} is not available: {tool.skipped_reason}")
+    if tool.spec.escape_query:
+        query = escape_regex(query)
     return expand_argv(
         tool.spec.argv,
         tool.binary_path,
@@ -483,7 +488,14 @@ def run_tool(
     """run_search with the tool's own argv, env, output format and no-match exit codes."""
     argv = search_argv(setup.tool, query, index=setup.index, word=setup.word)
     return run_argv(
-        setup.tool, argv, setup.root, setup.timeout, right_paths, known_paths, decl_line
+        setup.tool,
+        argv,
+        setup.root,
+        setup.timeout,
+        right_paths,
+        known_paths,
+        decl_line,
+        index=setup.index,
     )
 
 
@@ -495,13 +507,14 @@ def run_argv(
     right_paths: set[bytes] | None,
     known_paths: set[bytes] | frozenset[bytes] | None,
     decl_line: tuple[bytes, int] | None = None,
+    index: str | None = None,
 ) -> SearchResult:
     """run_search of a given argv with the tool's env, output format and no-match codes."""
     return run_search(
         argv,
         corpus_root,
         timeout,
-        tool.spec.env,
+        expand_env(tool.spec.env, corpus_root, index),
         tool.spec.output,
         right_paths,
         known_paths,
@@ -540,7 +553,8 @@ def list_files(tool: ResolvedTool, corpus_root: str, timeout: float = 600) -> li
     argv = expand_argv(
         tool.spec.list_files_argv, tool.binary_path, index_binary=tool.index_binary_path
     )
-    out = _run_plain(argv, corpus_root, tool.spec.env, timeout, f"listing files with {argv[0]}")
+    env = expand_env(tool.spec.env, corpus_root)
+    out = _run_plain(argv, corpus_root, env, timeout, f"listing files with {argv[0]}")
     parts = out.split(b"\0") if b"\0" in out else out.split(b"\n")
     seen: set[bytes] = set()
     files = []
@@ -553,15 +567,26 @@ def list_files(tool: ResolvedTool, corpus_root: str, timeout: float = 600) -> li
 
 
 def build_index(tool: ResolvedTool, corpus_root: str, index: str, timeout: float = 3600) -> None:
-    """Build a tool's per-corpus index (ctags tags file) at the absolute path `index`."""
+    """Build a tool's per-corpus index in the directory `index`, made afresh and empty.
+
+    `{index}` names that directory, in index_argv, argv and env alike: the tool writes its
+    file or files there (ctags `tags`, cscope's three, gtags' GTAGS/GRTAGS/GPATH), never into
+    the corpus, which the build runs in."""
     if not tool.spec.index_argv:
         raise BenchError(f"tool {tool.spec.name} has no index_argv in the tools file")
     if tool.index_binary_path is None:
         raise BenchError(f"tool {tool.spec.name}: index binary not available")
+    index = os.path.abspath(index)
+    if os.path.isdir(index) and not os.path.islink(index):
+        shutil.rmtree(index)
+    elif os.path.lexists(index):
+        os.remove(index)
+    os.makedirs(index)
     argv = expand_argv(
         tool.spec.index_argv,
         tool.binary_path or "",
-        index=os.path.abspath(index),
+        index=index,
         index_binary=tool.index_binary_path,
     )
-    _run_plain(argv, corpus_root, tool.spec.env, timeout, f"building the index of {tool.spec.name}")
+    env = expand_env(tool.spec.env, corpus_root, index)
+    _run_plain(argv, corpus_root, env, timeout, f"building the index of {tool.spec.name}")

@@ -21,11 +21,18 @@ from searchbench.errors import BenchError
 from searchbench.parsers import FORMATS
 
 # Elements after which a query can never be read as an option: grep-family `-e`/`--regexp`,
-# the end-of-options marker `--`, and readtags' own end-of-options marker `-`.
+# the end-of-options marker `--`, and readtags' own end-of-options marker `-`. An entry may add
+# its own option that takes the next element as its value (`query_guard`, cscope's `-1`).
 QUERY_GUARDS = ("-e", "--regexp", "--", "-")
 # An element that embeds the query as an option's value, e.g. ast-grep's `--pattern={query}`.
 QUERY_PREFIXES = ("--pattern=", "--regexp=")
 PLACEHOLDERS = ("{binary}", "{query}", "{index}", "{index_binary}")
+# Placeholders an `env` value may hold: the index directory and the corpus root (real path).
+ENV_PLACEHOLDERS = ("{index}", "{root}")
+# What a query is escaped against when the tool reads it as a regular expression and has no
+# literal mode (`escape_query: true`): Go's regexp.QuoteMeta set, which is also every POSIX
+# ERE metacharacter, so `a.b` cannot match `a_b` in csearch (RE2) or cscope (ERE).
+_REGEX_META = re.compile(r"([\\.+*?()|\[\]{}^$])")
 # What kind of search tool an entry is; the report names the best of each family.
 FAMILIES = (
     "grep",
@@ -70,6 +77,12 @@ class ToolSpec:
     # The full tool this entry varies with a signal off: the inference compares the two (the
     # ablation family). It says how results are read, not what runs: not in tool_identity.
     ablation_of: str | None = None
+    # An option of this tool that reads the next element as its value whatever it looks like
+    # (cscope's `-1 NAME`); `{query}` may follow it as it may follow `--`.
+    query_guard: str | None = None
+    # The tool reads the query as a regular expression and has no literal mode: the runner
+    # escapes its metacharacters (escape_regex) before filling `{query}`.
+    escape_query: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,18 +100,24 @@ class ResolvedTool:
     binary_target: str = ""  # the file the binary path finally names (symlinks resolved)
 
 
-def validate_query_template(name: str, argv: list[str]) -> None:
+def escape_regex(query: str) -> str:
+    """The query as a regular expression matching exactly its text (RE2 and POSIX ERE)."""
+    return _REGEX_META.sub(r"\\\1", query)
+
+
+def validate_query_template(name: str, argv: list[str], guard: str | None = None) -> None:
     """Reject a template in which the query could be read as an option or a file name."""
+    guards = (*QUERY_GUARDS, guard) if guard else QUERY_GUARDS
     count = 0
     for i, element in enumerate(argv):
         if "{query}" not in element:
             continue
         count += 1
         if element == "{query}":
-            if i == 0 or argv[i - 1] not in QUERY_GUARDS:
+            if i == 0 or argv[i - 1] not in guards:
                 raise BenchError(
                     f"tool {name}: `{{query}}` at argv[{i}] is a bare element; put it after "
-                    f"one of {', '.join(QUERY_GUARDS)} so a query like `-rf` is never an option"
+                    f"one of {', '.join(guards)} so a query like `-rf` is never an option"
                 )
         elif element not in {p + "{query}" for p in QUERY_PREFIXES}:
             raise BenchError(
@@ -133,15 +152,27 @@ def _spec_from_entry(name: str, entry: dict) -> ToolSpec:
     values.setdefault("description", name)
     values["env"] = {str(k): str(v) for k, v in (values.get("env") or {}).items()}
     spec = ToolSpec(name=name, **values)
-    validate_query_template(name, spec.argv)
+    validate_query_template(name, spec.argv, spec.query_guard)
+    _check_env(spec)
     if spec.version_match is not None:
         try:
             re.compile(spec.version_match)
         except re.error as err:
             raise BenchError(f"tool {name}: version_match is not a valid regex ({err})") from err
-    if "{index}" in " ".join(spec.argv) and not spec.index_argv:
-        raise BenchError(f"tool {name}: argv uses {{index}} but no index_argv builds it")
+    uses_index = "{index}" in " ".join([*spec.argv, *spec.env.values()])
+    if uses_index and not spec.index_argv:
+        raise BenchError(f"tool {name}: argv or env uses {{index}} but no index_argv builds it")
     return spec
+
+
+def _check_env(spec: ToolSpec) -> None:
+    for key, value in spec.env.items():
+        for placeholder in re.findall(r"{[a-z_]+}", value):
+            if placeholder not in ENV_PLACEHOLDERS:
+                raise BenchError(
+                    f"tool {spec.name}: env {key} holds {placeholder}; an env value may hold "
+                    f"only {' and '.join(ENV_PLACEHOLDERS)}"
+                )
 
 
 def load_tools(path: str | os.PathLike) -> dict[str, ToolSpec]:
@@ -397,6 +428,13 @@ def _fill(element: str, values: dict[str, str | None]) -> str:
             result.append(element[i])
             i += 1
     return "".join(result)
+
+
+def expand_env(env: dict[str, str], root: str, index: str | None = None) -> dict[str, str]:
+    """A tool's `env` with `{root}` (the corpus root's real path: GNU Global wants it absolute)
+    and `{index}` (the index directory) filled, each in one pass."""
+    values = {"{index}": index, "{root}": os.path.realpath(root)}
+    return {key: _fill(value, values) for key, value in env.items()}
 
 
 def tool_search_path(repo_bin: str | os.PathLike, path_env: str | None = None) -> str:

@@ -100,7 +100,7 @@ def known(root: Path) -> set[bytes]:
 
 def test_every_configured_template_guards_the_query():
     for spec in load_tools(TOOLS_YAML).values():
-        validate_query_template(spec.name, spec.argv)
+        validate_query_template(spec.name, spec.argv, spec.query_guard)
 
 
 @pytest.mark.parametrize(
@@ -278,7 +278,11 @@ def test_list_files_matches_the_search_file_set(tools, corpus):
     assert busybox == text_files | {b"bin.dat", b"link.c"}
 
 
-HOSTILE = ["-rf", "--help", "$(touch pwned)", "*", "\\", "a b", "ü", ";rm -rf x"]
+HOSTILE = ["-rf", "--help", "$(touch pwned)", "*", "\\", "a b", "ü", ";rm -rf x", "a.b", "$x"]
+# Text search tools that must print exactly the lines holding the query (codesearch's query is
+# an escaped RE2 regex); tag indexes must find no definition of such a name.
+LITERAL_TOOLS = [*GREP_FAMILY, "ack", "codesearch"]
+DEFINITION_TOOLS = ["ctags", "global", "cscope"]
 
 
 @pytest.fixture(scope="module")
@@ -291,26 +295,38 @@ def hostile_corpus(tmp_path_factory):
     return root
 
 
+@pytest.fixture(scope="module")
+def hostile_indexes(tools, hostile_corpus, tmp_path_factory):
+    """Each available indexed tool's index of the hostile corpus, built once."""
+    base = tmp_path_factory.mktemp("hostile-idx")
+    built = {}
+    for name, tool in sorted(tools.items()):
+        if tool.available and tool.spec.index_argv:
+            build_index(tool, str(hostile_corpus), str(base / name))
+            built[name] = str(base / name)
+    return built
+
+
 @pytest.mark.parametrize("query", HOSTILE)
-def test_hostile_queries_are_literal_and_harmless(tools, hostile_corpus, tmp_path, query):
-    index = tmp_path / "tags"
-    build_index(tools["ctags"], str(hostile_corpus), str(index))
+def test_hostile_queries_are_literal_and_harmless(tools, hostile_corpus, hostile_indexes, query):
     data = (hostile_corpus / "h.txt").read_bytes().split(b"\n")
     expected = [i + 1 for i, line in enumerate(data) if query.encode() in line]
     assert expected
     for name in sorted(tools):
-        setup = SearchSetup(tools[name], str(hostile_corpus), 30, index=str(index))
+        if not tools[name].available:  # an optional peer tool not installed here
+            continue
+        setup = SearchSetup(tools[name], str(hostile_corpus), 30, index=hostile_indexes.get(name))
         result = run_tool(setup, query, {b"h.txt"})
         assert result.status != "timeout", name
         assert not (hostile_corpus / "pwned").exists(), name
         assert not Path("pwned").exists(), name
         assert (hostile_corpus / "x").exists(), name
-        if name in GREP_FAMILY:
+        if name in LITERAL_TOOLS:
             assert result.status == "ok", (name, result.stderr_head)
             assert result.files == [b"h.txt"], name
             assert result.lines == len(expected), name
-        elif name == "ctags":
-            assert result.status == "no-match", result.stderr_head
+        elif name in DEFINITION_TOOLS:
+            assert result.status == "no-match", (name, result.stderr_head)
 
 
 @pytest.mark.parametrize("name", GREP_FAMILY)
