@@ -495,6 +495,10 @@ def test_rule_inputs_key_every_path_by_its_wildcards() -> None:
         "docs_fast_path",
         "docs_by_language",
         "docs_pooled_by_language",
+        "docs_filter_rank",
+        "docs_ties",
+        "docs_calibration",
+        "docs_agent_cost",
     }
     assert docs["docs_pooled_by_language"]["paths"] == ["results/pooled/docs/by_language.json"]
     assert docs["docs_fast_path"]["paths"][1] == "results/a.corpus/docs/fastpath/ugrep.json"
