@@ -454,3 +454,18 @@ def test_shipped_word_list_is_derived_and_parsable() -> None:
     assert {b"return", b"match", b"in", b"new", b"case"} <= words
     # type words that really declare C functions must never be excluded
     assert not {b"int", b"void", b"char", b"static", b"fn", b"func", b"def"} & words
+
+
+def test_version_names_rg_by_content_not_path(tmp_path: Path) -> None:
+    """The same rg in another venv must give the same version line (so no hay job reruns);
+    another rg binary must not."""
+    from searchbench.hay.cli import version_line
+
+    first, second, other = tmp_path / "a" / "rg", tmp_path / "b" / "rg", tmp_path / "c" / "rg"
+    for path, body in ((first, b"rg 14"), (second, b"rg 14"), (other, b"rg 15")):
+        path.parent.mkdir()
+        path.write_bytes(body)
+    assert version_line(str(first)) == version_line(str(second))
+    assert version_line(str(first)) != version_line(str(other))
+    assert str(tmp_path) not in version_line(str(first))
+    assert version_line(None).endswith("; rg not found)")

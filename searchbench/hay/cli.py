@@ -120,7 +120,13 @@ def version_line(rg: str | None) -> str:
     for source in sources:
         if source.is_file():
             digest.update(source.name.encode() + b"\0" + source.read_bytes())
-    return f"hay 0.1.0 (code {digest.hexdigest()[:16]}; rg {rg or 'not found'})"
+    # rg by content, not path: the same binary in another venv must not rerun every hay job
+    if rg is None:
+        rg_id = "not found"
+    else:
+        with open(rg, "rb") as handle:
+            rg_id = "sha256 " + hashlib.sha256(handle.read()).hexdigest()[:16]
+    return f"hay 0.1.0 (code {digest.hexdigest()[:16]}; rg {rg_id})"
 
 
 RG_FILE_SET = ["--no-config", "--no-ignore", "--hidden"]
