@@ -303,6 +303,8 @@ def report_keys(keyed_by: str, track: str) -> list[dict[str, str]]:
             if TIMING_ENABLED
             else []
         )
+    if keyed_by == "indexed tool":
+        return [{"corpus": c, "tool": t} for c in CORPORA for t in INDEXED_TOOLS]
     sections = [
         {"corpus": c, "track": track}
         for c in CORPORA

@@ -40,7 +40,9 @@ rule build_index:
         tool="results/tools/{tool}.json",
     output:
         # a directory: the tool writes its index file or files there (`{index}`)
-        directory("resources/index/{corpus}/{tool}.idx"),
+        index=directory("resources/index/{corpus}/{tool}.idx"),
+        # what the build cost (time, memory, size) and whether it was ready within budget
+        cost="results/{corpus}/index/{tool}.json",
     log:
         "results/logs/{corpus}/build_index.{tool}.log",
     benchmark:
@@ -49,6 +51,7 @@ rule build_index:
         "../envs/tools.yaml"
     params:
         spec=lambda wildcards: run_spec(wildcards.tool),
+        budget=config["index"]["budget_seconds"],
         rerun_on_code=code_hash("build_index"),
     script:
         "../scripts/build_index.py"

@@ -198,6 +198,7 @@ CORPUS_NAMES = (
     "fileset_audit.tsv",
     "false_firings.tsv",
     "filesets",
+    "index",
     "timing",
 )
 

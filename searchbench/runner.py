@@ -566,22 +566,78 @@ def list_files(tool: ResolvedTool, corpus_root: str, timeout: float = 600) -> li
     return files
 
 
-def build_index(tool: ResolvedTool, corpus_root: str, index: str, timeout: float = 3600) -> None:
-    """Build a tool's per-corpus index in the directory `index`, made afresh and empty.
+INDEX_READY, INDEX_OVER_BUDGET, INDEX_FAILED = "ready", "over budget", "failed"
+
+
+@dataclass
+class IndexBuild:
+    """What one index build cost (results/{corpus}/index/{tool}.json): a tool cannot win by
+    hiding its cost in an index. bytes/files describe the directory the searches get: empty
+    (0) when the build ran over budget or failed, so no search reads a half-written index."""
+
+    status: str  # ready, over budget, failed
+    wall_seconds: float
+    user_seconds: float
+    sys_seconds: float
+    peak_rss_kib: int
+    rss_source: str  # wait4, hwm-poll or below-floor, as for a search (peak_rss)
+    exit_code: int | None
+    bytes: int  # sum of the sizes of the files in the index directory
+    files: int
+    budget_seconds: float
+    argv: list[str]
+    stderr_head: str
+    message: str  # one line: what happened
+
+    def record(self, tool: str, corpus: str) -> dict[str, Any]:
+        return {
+            "tool": tool,
+            "corpus": corpus,
+            **{k: getattr(self, k) for k in self.__dataclass_fields__},
+            "peak_rss_measured_by": (
+                "the build's process tree, as for searches: wait4 ru_maxrss of the direct "
+                "child (descendants it waited for included) above the spawn floor, else the "
+                "VmHWM polled every 5 ms (README, Peak memory)"
+            ),
+        }
+
+
+def directory_size(path: str) -> tuple[int, int]:
+    """(bytes, files): the sizes of the regular files under path, symlinks not followed."""
+    total = count = 0
+    for base, _dirs, names in os.walk(path):
+        for name in names:
+            st = os.lstat(os.path.join(base, name))
+            total += st.st_size
+            count += 1
+    return total, count
+
+
+def _fresh_dir(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        os.remove(path)
+    os.makedirs(path)
+
+
+def build_index(
+    tool: ResolvedTool, corpus_root: str, index: str, timeout: float = 3600, check: bool = True
+) -> IndexBuild:
+    """Build a tool's per-corpus index in the directory `index`, made afresh and empty, and
+    measure it (wall time, peak memory, size on disk).
 
     `{index}` names that directory, in index_argv, argv and env alike: the tool writes its
     file or files there (ctags `tags`, cscope's three, gtags' GTAGS/GRTAGS/GPATH), never into
-    the corpus, which the build runs in."""
+    the corpus, which the build runs in. The build runs like a search (own process group,
+    clean env); past `timeout` (the budget) the group is killed. A build over budget or failed
+    leaves the directory empty; with `check` it raises instead of returning such a build."""
     if not tool.spec.index_argv:
         raise BenchError(f"tool {tool.spec.name} has no index_argv in the tools file")
     if tool.index_binary_path is None:
         raise BenchError(f"tool {tool.spec.name}: index binary not available")
     index = os.path.abspath(index)
-    if os.path.isdir(index) and not os.path.islink(index):
-        shutil.rmtree(index)
-    elif os.path.lexists(index):
-        os.remove(index)
-    os.makedirs(index)
+    _fresh_dir(index)
     argv = expand_argv(
         tool.spec.index_argv,
         tool.binary_path or "",
@@ -589,4 +645,44 @@ def build_index(tool: ResolvedTool, corpus_root: str, index: str, timeout: float
         index_binary=tool.index_binary_path,
     )
     env = expand_env(tool.spec.env, corpus_root, index)
-    _run_plain(argv, corpus_root, env, timeout, f"building the index of {tool.spec.name}")
+    # the output is not read as matches: "grep" only counts lines, nothing is kept
+    result = run_search(argv, corpus_root, timeout, env, "grep", None, None)
+    what = f"building the index of {tool.spec.name}"
+    stderr = result.stderr_head.decode("utf-8", "replace")
+    if result.timed_out:
+        status = INDEX_OVER_BUDGET
+        message = (
+            f"{what} ran over its budget of {timeout:g} s and was killed after "
+            f"{result.elapsed:.1f} s; its searches on this corpus find nothing (status error)"
+        )
+    elif result.exit_code not in (0, 1):
+        status = INDEX_FAILED
+        detail = stderr.strip().splitlines()[:1]
+        message = (
+            f"{what} failed (exit {result.exit_code}): "
+            f"{detail[0] if detail else 'no stderr'}; its searches on this corpus find nothing"
+        )
+    else:
+        status = INDEX_READY
+        message = f"{what}: ready after {result.elapsed:.2f} s"
+    if status != INDEX_READY:
+        _fresh_dir(index)  # no search may read a half-written index
+    size, count = directory_size(index)
+    build = IndexBuild(
+        status=status,
+        wall_seconds=round(result.elapsed, 6),
+        user_seconds=round(result.user, 6),
+        sys_seconds=round(result.sys, 6),
+        peak_rss_kib=result.peak_rss_kib,
+        rss_source=result.rss_source,
+        exit_code=result.exit_code,
+        bytes=size,
+        files=count,
+        budget_seconds=timeout,
+        argv=list(argv),
+        stderr_head=stderr,
+        message=message,
+    )
+    if check and status != INDEX_READY:
+        raise BenchError(f"{message}: {' '.join(argv)}")
+    return build

@@ -481,6 +481,7 @@ def test_rule_inputs_key_every_path_by_its_wildcards() -> None:
             "run": [{}],
             "corpus": corpora,
             "timed tool": [{**c, "tool": "rg"} for c in corpora],
+            "indexed tool": [{**c, "tool": "ctags"} for c in corpora],
             "track": [{**c, "track": track} for c in corpora],
             "track, fast-path tool": [{**c, "track": track, "tool": "ugrep"} for c in corpora],
             "pooled track": [{"track": track}],
@@ -504,6 +505,7 @@ def test_rule_inputs_key_every_path_by_its_wildcards() -> None:
     assert docs["docs_fast_path"]["paths"][1] == "results/a.corpus/docs/fastpath/ugrep.json"
     assert docs["docs_fast_path"]["keys"][1] == ["a.corpus", "docs", "ugrep"]
     assert code["timing"]["keys"] == [["b-corpus", "rg"], ["a.corpus", "rg"]]
+    assert code["index_cost"]["paths"][1] == "results/a.corpus/index/ctags.json"
     rule_input = SimpleNamespace(**{n: i["paths"] for n, i in {**code, **docs}.items()})
     keys = {n: i["keys"] for n, i in {**code, **docs}.items()}
     got = ReportInputs.from_rule(rule_input, keys, config={}, config_hash="", command="")

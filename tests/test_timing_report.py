@@ -174,3 +174,47 @@ def test_timing_is_shown_as_ratios_to_the_baseline_with_the_host(tmp_path: Path)
     section = page.split('id="alpha-code"')[1].split('id="tiny-code"')[0]
     assert "<th>× rg</th>" in section and f"<td>{expected:.2f}</td>" in section
     assert "Measured on Test CPU 9000" in section
+
+
+def test_index_cost_is_shown_beside_query_time_as_ready_after(tmp_path: Path) -> None:
+    """Issue 16 item 3: an indexed tool's build time, size and memory, and "ready after" =
+    build + median query × the track's queries; a build over budget is listed as not ready."""
+    timing = sorted(str(p) for p in FIX.glob("*/timing/*.tsv"))
+    costs = []
+    for tool, status, wall in (("hay", "ready", 12.5), ("ugrep", "over budget", 1800.2)):
+        path = tmp_path / "alpha" / "index" / f"{tool}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ready = status == "ready"
+        path.write_text(
+            json.dumps(
+                {"tool": tool, "corpus": "alpha", "status": status, "wall_seconds": wall,
+                 "peak_rss_kib": 51200, "bytes": 3 * 1024 * 1024 if ready else 0,
+                 "files": 2 if ready else 0, "budget_seconds": 1800, "argv": ["x"]}
+            )
+        )  # fmt: skip
+        costs.append(str(path))
+    model = build_model(
+        **inputs(timing), index_cost=costs, config={**BASE, "timing": TIMING_ON},
+        config_hash="x", command="x",
+    )  # fmt: skip
+    alpha = next(sec for sec in model.sections if sec.corpus == "alpha")
+    queries = len(alpha.qids)
+    hay, rg = model.timing["alpha"]["hay"], model.timing["alpha"]["rg"]
+    page = render_html(model, {}, js_bundle="")
+    section = page.split('id="alpha-code"')[1].split('id="tiny-code"')[0]
+    assert "Index cost: ready after" in section
+    assert f"<th>ready after {queries} queries (s)</th>" in section
+    hay_query = hay["median_wall_s"] * queries
+    assert (
+        f'<td class="name">hay</td><td>ready</td><td>12.50</td><td>3.00</td><td>2</td>'
+        f"<td>50.0</td><td>{hay_query:.2f}</td><td>{12.5 + hay_query:.2f}</td>"
+    ) in section
+    rg_query = f"{rg['median_wall_s'] * queries:.2f}"
+    assert (
+        f'<td class="name">rg</td><td>no index</td><td>–</td><td>–</td><td>–</td><td>–</td>'
+        f"<td>{rg_query}</td><td>{rg_query}</td>"
+    ) in section
+    assert "<td>over budget</td>" in section and "not ready within 1800 s" in section
+    # a corpus without index records shows no index table
+    tiny = page.split('id="tiny-code"')[1]
+    assert "Index cost: ready after" not in tiny.split('id="')[0]

@@ -19,7 +19,8 @@ from searchbench.errors import BenchError
 Key = tuple[str, ...]  # the pattern's wildcard values, in the order they appear in it
 
 # name: (path pattern, keyed by). "run": one file per run; "corpus": one per corpus;
-# "timed tool": per corpus and timed tool; "track": per corpus and measured track (the docs
+# "timed tool": per corpus and timed tool; "indexed tool": per corpus and tool with an index
+# (index_argv); "track": per corpus and measured track (the docs
 # track only where it was measured); "track, fast-path tool": per track and fast-path tool;
 # "pooled track": one per track, over every corpus that measured it.
 ARTIFACTS: dict[str, tuple[str, str]] = {
@@ -38,6 +39,7 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
     "declared_in_code": ("results/{corpus}/docs/declared_in_code.tsv", "corpus"),
     "timing": ("results/{corpus}/timing/{tool}.tsv", "timed tool"),
     "timing_host": ("results/{corpus}/timing/{tool}.host.json", "timed tool"),
+    "index_cost": ("results/{corpus}/index/{tool}.json", "indexed tool"),
     "scores": ("results/{corpus}/{track}/scores.tsv", "track"),
     "inference": ("results/{corpus}/{track}/inference.json", "track"),
     "power": ("results/{corpus}/{track}/power.json", "track"),
