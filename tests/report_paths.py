@@ -27,3 +27,21 @@ def build_report(
     inputs = ReportInputs.from_paths(config, config_hash, command, **paths)
     outputs = report.ReportOutputs(Path(html_out), Path(md_out), Path(csv_out), Path(charts_out))
     return report.build_report(inputs, outputs)
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "report" / "results"
+
+
+def fixture_model(seed: int = 1, **extra: Any) -> Model:
+    """The report fixture's one corpus (alpha/code: scores, inference, corpus, tools), plus the
+    artifacts a section under test reads (`extra`, as build_model's paths)."""
+    return build_model(
+        scores=[str(FIXTURE / "alpha" / "code" / "scores.tsv")],
+        inference=[str(FIXTURE / "alpha" / "code" / "inference.json")],
+        corpus=[str(FIXTURE / "alpha" / "corpus.json")],
+        tools=str(FIXTURE / "tools.json"),
+        config={"seed": seed, "baseline": "rg"},
+        config_hash="x",
+        command="snakemake",
+        **extra,
+    )

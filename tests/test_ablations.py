@@ -66,23 +66,13 @@ def test_a_corpus_with_one_language_adds_no_language_rows():
 
 
 def test_the_report_shows_the_worth_table(tmp_path):
-    from report_paths import build_model
+    from report_paths import fixture_model
 
     from searchbench.report.page import render_html, render_markdown
 
     path = tmp_path / "ablations.tsv"
     write_text(path, ablations_tsv(collect(documents())))
-    fix = ROOT / "tests" / "fixtures" / "report" / "results"
-    model = build_model(
-        scores=[str(fix / "alpha" / "code" / "scores.tsv")],
-        inference=[str(fix / "alpha" / "code" / "inference.json")],
-        corpus=[str(fix / "alpha" / "corpus.json")],
-        tools=str(fix / "tools.json"),
-        ablations=str(path),
-        config={"seed": SEED, "baseline": "rg"},
-        config_hash="x",
-        command="snakemake",
-    )
+    model = fixture_model(seed=SEED, ablations=str(path))
     html = render_html(model, {}, "")
     block = html.split('id="ablations"')[1].split("</table>")[0]
     assert "hay-no-kw (vs hay)" in block and "signal helps" in block

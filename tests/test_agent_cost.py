@@ -223,30 +223,15 @@ def test_bad_input_is_one_clear_error(tmp_path):
     assert not (tmp_path / "x.tsv").exists()
 
 
-def test_the_report_shows_the_cost_table(tmp_path, monkeypatch):
-    from report_paths import build_model
+def test_the_report_shows_the_cost_table(tmp_path):
+    from report_paths import fixture_model
 
     from searchbench.report.charts import Page
-    from searchbench.report.inputs import ARTIFACTS
     from searchbench.report.sections import agent_cost as section
 
-    # the report input is wired by the report rule's table (searchbench/report/inputs.py)
-    monkeypatch.setitem(
-        ARTIFACTS, "agent_cost", ("results/{corpus}/{track}/agent_cost.tsv", "track")
-    )
     path = tmp_path / "results" / "alpha" / "code" / "agent_cost.tsv"
     run(write_inputs(tmp_path / "in"), path, corpus="alpha")
-    fix = ROOT / "tests" / "fixtures" / "report" / "results"
-    model = build_model(
-        scores=[str(fix / "alpha" / "code" / "scores.tsv")],
-        inference=[str(fix / "alpha" / "code" / "inference.json")],
-        corpus=[str(fix / "alpha" / "corpus.json")],
-        tools=str(fix / "tools.json"),
-        agent_cost=[str(path)],
-        config={"seed": 1, "baseline": "rg"},
-        config_hash="x",
-        command="snakemake",
-    )
+    model = fixture_model(seed=1, agent_cost=[str(path)])
     html = "\n".join(section.html(Page(model, {})))
     assert 'id="agent-cost"' in html and "proxy for tokens" in html
     # tool a: 2 of 4 found, MRR 0.375, mean bytes read 3015, a quarter over 10,000 bytes

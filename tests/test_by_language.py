@@ -129,12 +129,11 @@ def test_script_writes_identical_files_twice_for_a_corpus_and_for_a_pool(tmp_pat
 
 
 def test_the_report_shows_languages_per_corpus_and_pooled(tmp_path):
-    from report_paths import build_model
+    from report_paths import FIXTURE, fixture_model
 
     from searchbench.report.page import render_html, render_markdown
 
-    fix = ROOT / "tests" / "fixtures" / "report" / "results"
-    scores = read_scores(fix / "alpha" / "code" / "scores.tsv")
+    scores = read_scores(FIXTURE / "alpha" / "code" / "scores.tsv")
     per_corpus = language_inference(scores, baseline="rg", seed=SEED, primary=["hay"])
     pooled = language_inference(
         pooled_scores({"alpha": scores}), baseline="rg", seed=SEED, primary=["hay"]
@@ -148,16 +147,7 @@ def test_the_report_shows_languages_per_corpus_and_pooled(tmp_path):
         where.mkdir(parents=True)
         (where / "by_language.json").write_text(json.dumps(doc))
         paths[name] = [str(where / "by_language.json")]
-    model = build_model(
-        scores=[str(fix / "alpha" / "code" / "scores.tsv")],
-        inference=[str(fix / "alpha" / "code" / "inference.json")],
-        corpus=[str(fix / "alpha" / "corpus.json")],
-        tools=str(fix / "tools.json"),
-        config={"seed": SEED, "baseline": "rg"},
-        config_hash="x",
-        command="snakemake",
-        **paths,
-    )
+    model = fixture_model(seed=SEED, **paths)
     html = render_html(model, {}, "")
     hay_rust = by_key(per_corpus, "hay", "rust")
     block = html.split("By language (alpha/code)")[1].split("</table>")[0]

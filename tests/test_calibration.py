@@ -111,17 +111,12 @@ def test_bad_input_is_one_clear_error():
         calibration_rows(scores.iloc[1:], baseline="rg", **FAST)
 
 
-def test_the_report_shows_the_calibration_table(tmp_path, monkeypatch):
-    from report_paths import build_model
+def test_the_report_shows_the_calibration_table(tmp_path):
+    from report_paths import fixture_model
 
     from searchbench.report.charts import Page
-    from searchbench.report.inputs import ARTIFACTS
     from searchbench.report.sections import calibration as section
 
-    # the report input is wired by the report rule's table (searchbench/report/inputs.py)
-    monkeypatch.setitem(
-        ARTIFACTS, "calibration", ("results/{corpus}/{track}/calibration.tsv", "track")
-    )
     base = [1] * 40
     few = [2] * 4 + [1] * 36
     rows = calibration_rows(
@@ -133,17 +128,7 @@ def test_the_report_shows_the_calibration_table(tmp_path, monkeypatch):
     )
     path = tmp_path / "results" / "alpha" / "code" / "calibration.tsv"
     write_calibration(rows, path)
-    fix = ROOT / "tests" / "fixtures" / "report" / "results"
-    model = build_model(
-        scores=[str(fix / "alpha" / "code" / "scores.tsv")],
-        inference=[str(fix / "alpha" / "code" / "inference.json")],
-        corpus=[str(fix / "alpha" / "corpus.json")],
-        tools=str(fix / "tools.json"),
-        calibration=[str(path)],
-        config={"seed": SEED, "baseline": "rg"},
-        config_hash="x",
-        command="snakemake",
-    )
+    model = fixture_model(seed=SEED, calibration=[str(path)])
     html = "\n".join(section.html(Page(model, {})))
     assert 'id="calibration"' in html and html.count("<tr>") == 2  # header + one family row
     row = family(rows, "secondary")
