@@ -30,7 +30,7 @@ from pathlib import Path
 from searchbench.artifacts import tsv_text, write_text
 from searchbench.errors import BenchError
 from searchbench.fileset import FileEntry
-from searchbench.hay.misfires import MAX_TRUE_SHARE, MIN_FALSE
+from searchbench.hay.misfires import MAX_TRUE_SHARE, MIN_FALSE, excluded_by_counts
 from searchbench.hay.signals import (
     _C_TAG_FOLLOW,
     _C_TAG_KEYWORDS,
@@ -41,6 +41,7 @@ from searchbench.hay.signals import (
     extension,
     is_comment_line,
     is_prose_file,
+    parse_word_list,
     word_before,
 )
 from searchbench.paths import encode_path
@@ -154,13 +155,10 @@ def table_rows(
 
 
 def read_word_list(path: str | os.PathLike) -> frozenset[str]:
-    """The words of a list in config/hay_false_firing_words.txt's format."""
-    words = set()
-    for raw in Path(path).read_text(encoding="utf-8").splitlines():
-        word = raw.split("#", 1)[0].strip()
-        if word:
-            words.add(word)
-    return frozenset(words)
+    """The words of a list in config/hay_false_firing_words.txt's format (hay's own reader)."""
+    return frozenset(
+        w.decode("utf-8") for w in parse_word_list(Path(path).read_bytes().splitlines())
+    )
 
 
 def corpus_tsv(rows: Sequence[Mapping[str, object]]) -> str:
@@ -204,11 +202,7 @@ def derive_words(rows: Iterable[Mapping]) -> list[str]:
     """The c-shape exclusion list the counts call for (misfires.derive_excluded's rule):
     most false first."""
     words = by_word(rows)
-    out = [
-        w
-        for w, c in words.items()
-        if c["false"] >= MIN_FALSE and c["true"] <= MAX_TRUE_SHARE * (c["false"] + c["true"])
-    ]
+    out = [w for w, c in words.items() if excluded_by_counts(c["false"], c["true"])]
     return sorted(out, key=lambda w: (-words[w]["false"], w))
 
 

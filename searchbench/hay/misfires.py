@@ -113,12 +113,16 @@ def count(root: Path, symbols: Iterable[dict[str, str]], tally: Tally | None = N
     return tally
 
 
+def excluded_by_counts(false: int, true: int) -> bool:
+    """The derivation rule: a word fires falsely often enough and almost never truly."""
+    return false >= MIN_FALSE and true <= MAX_TRUE_SHARE * (false + true)
+
+
 def derive_excluded(tally: Tally) -> list[str]:
     """Words that fire falsely often enough and almost never on a real declaration."""
     out = []
     for word, false in tally.false.items():
-        true = tally.true.get(word, 0)
-        if false >= MIN_FALSE and true <= MAX_TRUE_SHARE * (false + true):
+        if excluded_by_counts(false, tally.true.get(word, 0)):
             out.append(word)
     return sorted(out, key=lambda w: (-tally.false[w], w))
 
