@@ -60,3 +60,21 @@ def test_the_check_sees_the_workflow(rule_outputs):
     """The check cannot pass vacuously: it reads the real rules and the real table."""
     assert rule_outputs["results/{corpus}/{track}/scores.tsv"] == "score"
     assert len(rule_outputs) >= 30 and len(documented_rows()) >= 30
+
+
+def test_no_rule_output_is_caught_by_the_unknown_target_rule(rule_outputs):
+    """A new per-corpus or run-level file must be known to configcheck (CORPUS_NAMES,
+    RUN_NAMES), else the catch-all stops the run with "not configured" (false_firings.tsv
+    and index/ both were)."""
+    from searchbench.configcheck import unknown_target_pattern
+
+    caught = re.compile(unknown_target_pattern(["acorpus"], ["code", "docs"]))
+    examples = {"corpus": "acorpus", "track": "code", "tool": "rg", "run_name": "default"}
+    filled = [
+        re.sub(r"\{(\w+)\}", lambda m: examples.get(m.group(1), "x"), p).removeprefix("results/")
+        for p in rule_outputs
+        if p.startswith("results/")
+    ]
+    assert len(filled) > 30
+    assert not [p for p in filled if caught.fullmatch(p)]
+    assert caught.fullmatch("acorpus/nonsense.tsv")  # the check itself can fail
