@@ -16,6 +16,9 @@ from snakemake.utils import validate
 
 sys.path.insert(0, workflow.basedir)
 
+from searchbench.configcheck import (
+    reproduce_command as reproduce_command_of,
+)  # noqa: E402
 from searchbench.configcheck import (  # noqa: E402
     config_error_line,
     first_config_error,
@@ -400,17 +403,7 @@ def workflow_commit() -> str:
 
 
 def reproduce_command() -> str:
-    # relative to the workflow when inside it: the command must work in any checkout
-    files = [
-        (
-            os.path.relpath(p, BASEDIR)
-            if Path(p).resolve().is_relative_to(BASEDIR.resolve())
-            else str(p)
-        )
-        for p in workflow.config_settings.configfiles
-    ]
-    flag = "".join(f" --configfile {f}" for f in files)
-    return f"snakemake --cores 8{flag}"
+    return reproduce_command_of(workflow.config_settings.configfiles, BASEDIR)
 
 
 def unknown_target(wildcards) -> list[str]:

@@ -276,3 +276,14 @@ def tool_languages_problem(tools: dict, languages: dict) -> str | None:
                 f"language; use names from the languages file: {', '.join(parsed)}"
             )
     return None
+
+
+def reproduce_command(configfiles: Iterable[str | Path], basedir: Path) -> str:
+    """The command a report and a published run name: config files inside the workflow are
+    named relative to it, so that the command works in any checkout."""
+    names = []
+    for f in configfiles:
+        resolved = Path(f).resolve()
+        inside = resolved.is_relative_to(basedir.resolve())
+        names.append(str(resolved.relative_to(basedir.resolve())) if inside else str(f))
+    return "snakemake --cores 8" + "".join(f" --configfile {n}" for n in names)

@@ -103,3 +103,17 @@ def test_the_schema_offers_exactly_the_source_kinds_that_can_be_fetched():
     assert sorted(source["properties"]["kind"]["enum"]) == sorted(FETCHERS)
     branches = [b["if"]["properties"]["kind"]["const"] for b in source["allOf"]]
     assert sorted(branches) == sorted(FETCHERS)
+
+
+def test_the_reproduce_command_names_workflow_config_files_relative_to_it(tmp_path):
+    """A published README said `--configfile /work/wtkernel/config/kernel.yaml`: a path that
+    exists only on the machine that ran it."""
+    from searchbench.configcheck import reproduce_command
+
+    workflow = tmp_path / "wf"
+    (workflow / "config").mkdir(parents=True)
+    outside = tmp_path / "mine.yaml"
+    assert reproduce_command([], workflow) == "snakemake --cores 8"
+    assert reproduce_command([workflow / "config" / "kernel.yaml", outside], workflow) == (
+        f"snakemake --cores 8 --configfile config/kernel.yaml --configfile {outside}"
+    )
