@@ -1,4 +1,5 @@
-"""Build the symbol table and the unseen-file list of one corpus (rule `symbols`)."""
+"""Scan one shard of a corpus's files for declarations (rule `symbols_shard`); the rule
+`symbols` gathers the shards into symbols.tsv and unseen.tsv (scripts/symbols_gather.py)."""
 
 import logging
 import sys
@@ -10,11 +11,17 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 from searchbench.corpora import corpus_tree  # noqa: E402
 from searchbench.fileset import load_languages, read_files_tsv  # noqa: E402
 from searchbench.scriptmain import run_script  # noqa: E402
-from searchbench.symbols import scan_symbols, write_symbols_tsv, write_unseen_tsv  # noqa: E402
+from searchbench.symbols import (  # noqa: E402
+    scan_symbols,
+    shard_files,
+    write_symbols_tsv,
+    write_unseen_tsv,
+)
 
 
 def main(smk) -> None:
-    files = read_files_tsv(Path(smk.input.files))
+    shard, shards = int(smk.wildcards.shard), int(smk.wildcards.shards)
+    files = shard_files(read_files_tsv(Path(smk.input.files)), shard, shards)
     languages = load_languages(Path(smk.params.languages_file))
     started = time.monotonic()
     symbols, unseen = scan_symbols(
@@ -26,11 +33,15 @@ def main(smk) -> None:
         threads=int(smk.threads),
         max_line_bytes=int(smk.params.max_line_bytes),
     )
-    logging.info("scanned %d files in %.1f s", len(files), time.monotonic() - started)
+    logging.info(
+        "shard %d of %d: scanned %d files in %.1f s",
+        shard,
+        shards,
+        len(files),
+        time.monotonic() - started,
+    )
     logging.info("declarations\t%d", len(symbols))
-    logging.info("distinct names\t%d", len({row.symbol for row in symbols}))
-    for reason in sorted({row.reason for row in unseen}):
-        logging.info("unseen %s\t%d", reason, sum(row.reason == reason for row in unseen))
+    logging.info("unseen files\t%d", len(unseen))
     write_symbols_tsv(symbols, Path(smk.output.symbols))
     write_unseen_tsv(unseen, Path(smk.output.unseen))
 

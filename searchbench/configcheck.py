@@ -194,6 +194,7 @@ CORPUS_NAMES = (
     "corpus.json",
     "files.tsv",
     "symbols.tsv",
+    "symbols",
     "unseen.tsv",
     "fileset_audit.tsv",
     "false_firings.tsv",

@@ -27,6 +27,7 @@ and treating a whole file as unseen for one ERROR node would empty the exactly-o
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -288,7 +289,8 @@ def scan_symbols(
             for match in matches:
                 symbols.append(_symbol_row(match, by_printed))
                 matched.add(symbols[-1].path)
-            errored.update(_errored_path(line, by_printed, root) for line in errors)
+            given = {_lossy(path) for path in batch}  # an error names a file of this batch
+            errored.update(_errored_path(line, given, root) for line in errors)
     for printed in sorted(errored):
         path, _, size = by_printed[printed]
         unseen.append(UnseenRow(path, "astgrep-error", size))
@@ -357,17 +359,46 @@ def _symbol_row(match: dict, by_printed: dict[str, tuple[str, str, int]]) -> Sym
     return SymbolRow(str(match["text"]), kind, language, path, line, rule)
 
 
-def _errored_path(line: str, by_printed: dict[str, tuple[str, str, int]], root: Path) -> str:
-    """The file an ast-grep `ERROR: <path>: <message>` line names."""
+def _errored_path(line: str, printed_names: Iterable[str], root: Path) -> str:
+    """The file an ast-grep `ERROR: <path>: <message>` line names, among the printed names of
+    the files that call was given (the longest that prefixes the line)."""
     best = ""
     for candidate in (line, line.removeprefix(str(root) + "/")):
         text = candidate.removeprefix("./")
-        for printed in by_printed:
+        for printed in printed_names:
             if text.startswith(printed + ":") and len(printed) > len(best):
                 best = printed
     if not best:
         raise BenchError(f"ast-grep reported an error for no known file: {line}")
     return best
+
+
+# ---------------------------------------------------------------- shards
+
+
+def shard_of(path: str, shards: int) -> int:
+    """The shard (0 to shards-1) of a files.tsv path: a hash of the name ast-grep prints for
+    it, so a file's shard never depends on the other files (adding one moves no other), and
+    two raw names that print alike share a shard, where their collision is seen."""
+    printed = _lossy(os.fsencode(path)).encode("utf-8")
+    return int.from_bytes(hashlib.sha256(printed).digest()[:8], "big") % shards
+
+
+def shard_files(files: Iterable, shard: int, shards: int) -> list:
+    """The entries of files (FileEntry rows or 4-tuples) that shard `shard` of `shards` scans.
+    scan_symbols over every shard, gathered, equals scan_symbols over all the files."""
+    if not 0 <= shard < shards:
+        raise BenchError(f"shard {shard} of {shards} does not exist: shards are 0 to {shards - 1}")
+    return [entry for entry in files if shard_of(_entry_fields(entry)[0], shards) == shard]
+
+
+def gather_shards(
+    symbol_paths: Iterable[Path], unseen_paths: Iterable[Path]
+) -> tuple[list[SymbolRow], list[UnseenRow]]:
+    """Every shard's symbol and unseen rows, in shard order (the writers sort them)."""
+    symbols = [row for path in symbol_paths for row in read_symbols_tsv(Path(path))]
+    unseen = [row for path in unseen_paths for row in read_unseen_tsv(Path(path))]
+    return symbols, unseen
 
 
 # ---------------------------------------------------------------- names in unseen files

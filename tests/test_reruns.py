@@ -344,6 +344,7 @@ def corpus_jobs(corpus: str, tools: tuple[str, ...] = ("grep", "hay", "rg", "wra
     """Everything of one corpus, from its fetch to its inference."""
     return {
         job("fetch_corpus", corpus=corpus),
+        job("symbols_shard", corpus=corpus, shard="0", shards="1"),
         job("symbols", corpus=corpus),
         job("queries", corpus=corpus),
         job("gt_audit", corpus=corpus),
@@ -419,6 +420,21 @@ def test_changing_queries_per_corpus_redraws_the_queries_and_reruns_what_follows
     fx.write()
     # The seed is not an input of score, so the new sample is what reruns everything after it.
     assert fx.planned() == _query_jobs()
+
+
+def test_changing_the_shard_count_reruns_the_symbol_pass_and_what_follows(fx):
+    fx.config["symbols"] = {"shards": 3}
+    fx.write()
+    # symbols.tsv comes out byte-identical, but Snakemake reruns what reads a rewritten file.
+    kept = {"fetch_corpus", "list_files", "fileset_audit", "doc_headings", "symbols_shard"}
+    assert fx.planned() == REPORT | {
+        *(j for c in CORPORA for j in corpus_jobs(c) if j[0] not in kept),
+        *(
+            job("symbols_shard", corpus=c, shard=str(i), shards="3")
+            for c in CORPORA
+            for i in range(3)
+        ),
+    }
 
 
 def test_changing_hays_code_reruns_only_hay(fx):

@@ -437,3 +437,84 @@ def test_scripts_and_sources_without_rules_are_unseen_not_invisible(tmp_path):
     assert sym.names_in_files(root, [u.path for u in unseen], {"shared_helper"}) == {
         "shared_helper"
     }
+
+
+def _write_pass(rows, unseen, out: Path) -> tuple[bytes, bytes]:
+    sym.write_symbols_tsv(rows, out / "symbols.tsv")
+    sym.write_unseen_tsv(unseen, out / "unseen.tsv")
+    return (out / "symbols.tsv").read_bytes(), (out / "unseen.tsv").read_bytes()
+
+
+def _sharded_pass(root: Path, files, shards: int, out: Path, **kw) -> tuple[bytes, bytes]:
+    """What rules symbols_shard and symbols write: each shard scanned and written, then the
+    shard files gathered."""
+    symbol_paths, unseen_paths = [], []
+    for shard in range(shards):
+        rows, unseen = scan(root, files=sym.shard_files(files, shard, shards), **kw)
+        part = out / f"{shard}-of-{shards}"
+        _write_pass(rows, unseen, part)
+        symbol_paths.append(part / "symbols.tsv")
+        unseen_paths.append(part / "unseen.tsv")
+    return _write_pass(*sym.gather_shards(symbol_paths, unseen_paths), out)
+
+
+def test_sharded_symbol_pass_is_byte_identical_to_one_pass(corpus, tmp_path):
+    """Issue 12 item 3: 1, 3 and more shards than files write the same two files."""
+    # the tricky fixture plus an unseen file of every kind (a limit of 6,000 bytes makes
+    # big.c too large) and two names that are not UTF-8 and print alike
+    (corpus / "zz").mkdir(exist_ok=True)
+    (corpus / "zz" / "big.c").write_text("int in_big(void) { return 0; }\n" + "//\n" * 3000)
+    (corpus / "zz" / "latin1.c").write_bytes(b"/* caf\xe9 */\nint in_latin1(void);\n")
+    (corpus / "zz" / "blob.c").write_bytes(b"int in_blob(void);\0\0")
+    (corpus / "zz" / "min.js").write_text("var x = 1;" * 300 + "\n")
+    (corpus / "zz" / "caf\udce9.c").write_bytes(b"int in_bad_name(void) { return 0; }\n")
+    (corpus / "zz" / "caf\udce8.c").write_bytes(b"int in_bad_name2(void) { return 0; }\n")
+    try:
+        files = scan_files(corpus, LANGUAGES)
+        gone = [("zz/gone.c", 10, "text", "c")]  # deleted after listing: astgrep-error
+        files = files + gone
+        limits = {"max_bytes": 6000, "max_line_bytes": 2000}
+        single = _write_pass(*scan(corpus, files=files, **limits), tmp_path / "one")
+        assert len(files) > 40
+        for shards in (1, 3):
+            sharded = _sharded_pass(corpus, files, shards, tmp_path / f"s{shards}", **limits)
+            assert sharded == single, shards
+        # more shards than files (most of them empty), on fewer files to keep it quick
+        few = [f for f in files if sym._entry_fields(f)[0].startswith(("zz/", "c/", "go/"))]
+        alone = _write_pass(*scan(corpus, files=few, **limits), tmp_path / "few")
+        assert _sharded_pass(corpus, few, len(few) + 5, tmp_path / "many", **limits) == alone
+        reasons = {line.split(b"\t")[1] for line in single[1].splitlines()[1:]}
+        assert reasons >= {
+            b"too-large",
+            b"not-utf8",
+            b"binary",
+            b"minified",
+            b"astgrep-error",
+            b"name-not-utf8",
+            b"unparsed-language",
+        }
+        assert single[0].count(b"\n") == 1 + sum(len(v) for v in EXPECTED.values()) + 1
+    finally:
+        shutil.rmtree(corpus / "zz")
+
+
+def test_shard_assignment_is_stable_and_covers_every_file():
+    paths = [f"dir{i % 7}/file {i}.c" for i in range(200)] + ["caf\udce9.c", "a\nb.c"]
+    for shards in (1, 3, 8):
+        assigned = {p: sym.shard_of(p, shards) for p in paths}
+        assert set(assigned.values()) == set(range(shards))  # none empty on 200 files
+        # a file's shard depends on its path and the count only: not on the other files
+        assert {p: sym.shard_of(p, shards) for p in reversed(paths[:50])} == {
+            p: assigned[p] for p in paths[:50]
+        }
+        entries = [(p, 1, "text", "c") for p in paths]
+        parts = [sym.shard_files(entries, i, shards) for i in range(shards)]
+        assert sorted(e for part in parts for e in part) == sorted(entries)
+    # pinned: a change of the hash would silently reshuffle every shard of every corpus
+    pinned = ("Makefile", "kernel/sched/core.c", "a.c", "mm/slab.c", "fs/ext4/inode.c")
+    assert [sym.shard_of(p, 4) for p in pinned] == [0, 0, 2, 2, 1]
+    assert [sym.shard_of(p, 3) for p in pinned] == [1, 0, 1, 2, 0]
+    # two names that print alike (invalid UTF-8 replaced) share a shard
+    assert sym.shard_of("caf\udce9.c", 5) == sym.shard_of("caf\udce8.c", 5)
+    with pytest.raises(BenchError, match="shard 3 of 3 does not exist"):
+        sym.shard_files([], 3, 3)
