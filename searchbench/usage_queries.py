@@ -1,0 +1,349 @@
+"""The usage track's queries: where is this name used? (docs/usage.md)
+
+A query is a name the code track could ask (declared in exactly one file, identifier-shaped,
+long enough, in no unseen file: searchbench.sampling decides, this module does not repeat it)
+that uses.tsv shows used in at least `min_other_files` (2) files other than the declaring one
+and in at most `max_files` (30) files. The right answers are every file with a use; the
+declaring file is one only if it uses the name too. Resolution is by name, within the
+declaration's language family (C with C++, JavaScript with TypeScript and TSX; every other
+language alone): a call `open(x)` in a C file is a use of the one C or C++ `open`, never of
+a Python `open`. The sample is the code track's sorted, seeded draw (sampling.draw_sample).
+
+The GNU Global audit (reference_agreement) compares the answer sets with `global -r`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from searchbench import artifacts
+from searchbench.artifacts import read_tsv_frame, write_text
+from searchbench.errors import BenchError
+from searchbench.paths import encode_path
+from searchbench.sampling import (
+    CANDIDATE_COLUMNS,
+    IDENTIFIER,
+    Funnel,
+    check_answer_files,
+    draw_sample,
+    exactly_once,
+    funnel_and_candidates,
+    funnel_text,
+    queries_text,
+    with_sampled,
+)
+from searchbench.symbols import names_among, tokens_in_files
+from searchbench.trec import qrels_lines
+
+TRACK = "usage"
+USES_COLUMNS = ["symbol", "language", "path", "line", "rule"]
+MIN_OTHER_FILES = 2
+MAX_FILES = 30
+# Languages whose names resolve across each other's files (headers, declaration files).
+FAMILIES = {"c": "c", "cpp": "c", "javascript": "js", "typescript": "js", "tsx": "js"}
+
+Qrels = dict[str, dict[str, int]]
+
+
+def step_used_elsewhere(min_other_files: int) -> str:
+    return f"used-in-{min_other_files}-other-files"
+
+
+def step_at_most(max_files: int) -> str:
+    return f"used-in-at-most-{max_files}-files"
+
+
+def family(language: str) -> str:
+    return FAMILIES.get(language, language)
+
+
+# ---------------------------------------------------------------- answers
+
+
+def read_uses(path: str | os.PathLike) -> pd.DataFrame:
+    """uses.tsv as a frame of strings (paths still encoded)."""
+    return read_tsv_frame(path, USES_COLUMNS)
+
+
+def use_files(uses: pd.DataFrame, names: Iterable[str]) -> dict[tuple[str, str], list[str]]:
+    """(name, language family) -> the sorted encoded paths of the files that use the name,
+    for the given names only (the kernel's table has millions of rows)."""
+    wanted = uses[uses["symbol"].isin(set(names))]
+    frame = pd.DataFrame(
+        {
+            "symbol": wanted["symbol"].to_numpy(dtype=object),
+            "family": [family(lang) for lang in wanted["language"]],
+            "path": wanted["path"].to_numpy(dtype=object),
+        }
+    ).drop_duplicates()
+    files: dict[tuple[str, str], list[str]] = {}
+    for name, fam, path in frame.itertuples(index=False):
+        files.setdefault((name, fam), []).append(path)
+    return {key: sorted(paths, key=_path_key) for key, paths in files.items()}
+
+
+def _path_key(path: str) -> bytes:
+    return path.encode("utf-8")
+
+
+def answer_files(
+    candidates: pd.DataFrame, files: Mapping[tuple[str, str], list[str]]
+) -> list[list[str]]:
+    """For each candidate row, the files that use its name in its language family."""
+    return [
+        list(files.get((name, family(lang)), []))
+        for name, lang in zip(candidates["query"], candidates["language"], strict=True)
+    ]
+
+
+def keep_used(
+    candidates: pd.DataFrame,
+    answers: list[list[str]],
+    min_other_files: int,
+    max_files: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(used in >= min_other_files files besides the declaring one, and that and at most
+    max_files files with a use) as two boolean masks over the candidates."""
+    others = np.array(
+        [len(set(a) - {p}) for a, p in zip(answers, candidates["path"], strict=True)], np.int64
+    )
+    totals = np.array([len(a) for a in answers], np.int64)
+    elsewhere = others >= min_other_files
+    return elsewhere, elsewhere & (totals <= max_files)
+
+
+# ---------------------------------------------------------------- the whole step
+
+
+@dataclass(frozen=True)
+class UsageSample:
+    funnel: Funnel
+    sample: pd.DataFrame  # QUERY_COLUMNS
+    qrels: Qrels
+
+
+def select_usage_queries(
+    symbols: pd.DataFrame,
+    unseen: pd.DataFrame,
+    uses: pd.DataFrame,
+    root: str | os.PathLike,
+    *,
+    min_length: int,
+    n: int | str,
+    seed: int,
+    corpus: str,
+    min_other_files: int = MIN_OTHER_FILES,
+    max_files: int = MAX_FILES,
+    unseen_tokens: Callable[[], set[bytes]] | None = None,
+) -> UsageSample:
+    """Funnel (the code track's steps, then used-elsewhere, at-most, sampled), the numbered
+    sample (qid `{corpus}-usage-{NNNN}`; kind, path and line are the declaration's) and the
+    qrels (every file with a use, relevance 1)."""
+    if min_other_files < 1 or max_files < min_other_files:
+        raise BenchError(
+            f"usage: min_other_files {min_other_files} and max_files {max_files} must satisfy "
+            "1 <= min_other_files <= max_files"
+        )
+    once = exactly_once(symbols, min_length, IDENTIFIER)
+    tokens = unseen_tokens() if unseen_tokens else tokens_in_files(root, unseen["path"])
+    unseen_names = names_among(tokens, once[1]["query"])
+    funnel, candidates = funnel_and_candidates(symbols, unseen_names, min_length, once)
+    answers = answer_files(candidates, use_files(uses, candidates["query"]))
+    elsewhere, kept = keep_used(candidates, answers, min_other_files, max_files)
+    funnel.append((step_used_elsewhere(min_other_files), int(elsewhere.sum())))
+    funnel.append((step_at_most(max_files), int(kept.sum())))
+    picked = candidates[kept].reset_index(drop=True)
+    by_query = {q: a for q, a, k in zip(candidates["query"], answers, kept, strict=True) if k}
+    picked["eligibility"] = [
+        f"{label}:used-in-{len(by_query[q])}-files"
+        for q, label in zip(picked["query"], picked["eligibility"], strict=True)
+    ]
+    sample = draw_sample(picked[CANDIDATE_COLUMNS], n, seed, corpus, TRACK)
+    check_answer_files(root, sample)
+    qrels = {
+        qid: dict.fromkeys(by_query[q], 1)
+        for qid, q in zip(sample["qid"], sample["query"], strict=True)
+    }
+    return UsageSample(with_sampled(funnel, sample), sample, qrels)
+
+
+def qrels_text(qrels: Qrels) -> str:
+    return "".join(qrels_lines(qrels, "qrels.txt"))
+
+
+def write_usage_outputs(result: UsageSample, queries, qrels, funnel) -> None:
+    """Render all three first, then write: a bad path leaves no file written."""
+    texts = [
+        (queries, queries_text(result.sample)),
+        (qrels, qrels_text(result.qrels)),
+        (funnel, funnel_text(result.funnel)),
+    ]
+    for path, text in texts:
+        write_text(path, text)
+
+
+# ---------------------------------------------------------------- the GNU Global audit
+
+AUDIT_COLUMNS = [
+    "language",
+    "queries",
+    "audited",
+    "exact",
+    "exact_share",
+    "mean_jaccard",
+    "mean_precision",
+    "mean_recall",
+    "ours_files",
+    "global_files",
+    "note",
+]
+# Languages GNU Global 6.6.9 parses with its built-in parser (-r is reliable only there).
+GLOBAL_LANGUAGES = frozenset({"c", "cpp", "java"})
+NO_REFERENCE = "no reference finder (GNU Global has no built-in parser for it)"
+_GREP_LINE = re.compile(r"^(.*?):(\d+):")
+
+
+def audit_sample(qids: Iterable[str], size: int, seed: int) -> list[str]:
+    """A sorted, seeded draw of `size` qids (all of them when fewer), in qid order."""
+    ordered = sorted(set(qids))
+    if size >= len(ordered):
+        return ordered
+    rng = np.random.default_rng(int(seed))
+    return [ordered[i] for i in sorted(rng.choice(len(ordered), size=size, replace=False))]
+
+
+def build_gtags(root: str | os.PathLike, dbpath: str | os.PathLike, gtags: str = "gtags") -> None:
+    """gtags run in root, writing GTAGS/GRTAGS/GPATH into dbpath (never into the corpus)."""
+    argv = [gtags, "--accept-dotfiles", "--skip-symlink", "--skip-unreadable", str(dbpath)]
+    proc = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise BenchError(f"gtags failed in {root}: {proc.stderr.strip()[-300:]}")
+
+
+def global_files(
+    root: str | os.PathLike, dbpath: str | os.PathLike, name: str, binary: str = "global"
+) -> set[str]:
+    """Encoded paths of the files GNU Global lists for `global -r NAME` (references of a
+    defined name); for a name Global has no definition for, `global -s` (its other symbols)."""
+    env = {
+        **os.environ,
+        "GTAGSROOT": str(Path(root).resolve()),
+        "GTAGSDBPATH": str(dbpath),
+        "LC_ALL": "C",
+    }
+    for flag in ("-r", "-s"):
+        argv = [binary, flag, "--literal", "--result=grep", "-e", name]
+        proc = subprocess.run(argv, cwd=root, capture_output=True, env=env, check=False)
+        if proc.returncode != 0:
+            raise BenchError(f"global {flag} {name} failed: {proc.stderr[-300:]!r}")
+        paths = parse_global_grep(proc.stdout)
+        if paths:
+            return paths
+    return set()
+
+
+def parse_global_grep(stdout: bytes) -> set[str]:
+    """Encoded paths of `--result=grep` lines (`path:line:text`)."""
+    paths = set()
+    for raw in stdout.decode("utf-8", "surrogateescape").splitlines():
+        found = _GREP_LINE.match(raw)
+        if found:
+            paths.add(encode_path(os.fsencode(found.group(1).removeprefix("./"))))
+    return paths
+
+
+def set_agreement(ours: set[str], reference: set[str]) -> tuple[float, float, float]:
+    """(Jaccard, precision, recall) of our set against the reference (1.0 when both empty)."""
+    both = len(ours & reference)
+    union = len(ours | reference)
+    jaccard = both / union if union else 1.0
+    precision = both / len(ours) if ours else 1.0
+    recall = both / len(reference) if reference else 1.0
+    return jaccard, precision, recall
+
+
+def reference_agreement(
+    root: str | os.PathLike,
+    queries: pd.DataFrame,
+    qrels: Mapping[str, Mapping[str, int]],
+    sample: int,
+    seed: int,
+    *,
+    gtags: str = "gtags",
+    binary: str = "global",
+) -> list[dict]:
+    """Per language of the sampled queries: how far our answer sets agree with GNU Global's
+    reference finder. Rows of AUDIT_COLUMNS, sorted by language, then `all` (the audited
+    languages pooled). A language Global does not parse gets a row with its query count
+    and the note NO_REFERENCE."""
+    picked = set(audit_sample(queries["qid"], sample, seed))
+    rows_by_lang: dict[str, list[tuple[float, float, float, int, int]]] = {}
+    counts: dict[str, int] = {}
+    chosen = queries[queries["qid"].isin(picked)]
+    audited = chosen[chosen["language"].isin(GLOBAL_LANGUAGES)]
+    with tempfile.TemporaryDirectory(prefix="searchbench-gtags-") as db:
+        if len(audited):
+            build_gtags(root, db, gtags)
+        for qid, name, language in zip(
+            chosen["qid"], chosen["query"], chosen["language"], strict=True
+        ):
+            counts[language] = counts.get(language, 0) + 1
+            if language not in GLOBAL_LANGUAGES:
+                continue
+            ours = set(qrels.get(qid, {}))  # docids: encoded paths, as Global's are here
+            theirs = global_files(root, db, name, binary)
+            scores = set_agreement(ours, theirs)
+            rows_by_lang.setdefault(language, []).append((*scores, len(ours), len(theirs)))
+    rows = [_audit_row(lang, counts[lang], rows_by_lang.get(lang, [])) for lang in sorted(counts)]
+    pooled = [r for lang in sorted(rows_by_lang) for r in rows_by_lang[lang]]
+    total = sum(counts[lang] for lang in rows_by_lang)
+    rows.append(_audit_row("all", total, pooled, note=""))
+    return rows
+
+
+def _audit_row(
+    language: str, queries: int, scores: list[tuple[float, float, float, int, int]], note=None
+) -> dict:
+    if not scores:
+        return {
+            "language": language,
+            "queries": queries,
+            "audited": 0,
+            "exact": 0,
+            "exact_share": float("nan"),
+            "mean_jaccard": float("nan"),
+            "mean_precision": float("nan"),
+            "mean_recall": float("nan"),
+            "ours_files": 0,
+            "global_files": 0,
+            "note": NO_REFERENCE if note is None else note,
+        }
+    array = np.array(scores, dtype=float)
+    exact = int((array[:, 0] == 1.0).sum())
+    return {
+        "language": language,
+        "queries": queries,
+        "audited": len(scores),
+        "exact": exact,
+        "exact_share": exact / len(scores),
+        "mean_jaccard": float(array[:, 0].mean()),
+        "mean_precision": float(array[:, 1].mean()),
+        "mean_recall": float(array[:, 2].mean()),
+        "ours_files": int(array[:, 3].sum()),
+        "global_files": int(array[:, 4].sum()),
+        "note": "" if note is None else note,
+    }
+
+
+def audit_text(rows: list[dict]) -> str:
+    """The audit rows as TSV (floats %.17g, as every artifact)."""
+    return artifacts.tsv_text(AUDIT_COLUMNS, ([row[c] for c in AUDIT_COLUMNS] for row in rows))
