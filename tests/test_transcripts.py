@@ -61,7 +61,7 @@ EXPECTED_ROWS = [
     MinedSearch(PROJ, COMMIT, "$(rm -rf) | tee", ("src/cli.py",), C),
     MinedSearch(PROJ, COMMIT, "--dry-run", ("docs/guide.md", "src/cli.py"), C),
     MinedSearch(PROJ, COMMIT, "ConfigError", ("src/config.py", "src/loader.py"), C),
-    MinedSearch(PROJ, COMMIT, "DEFAULT_TIMEOUT", ("tests/test_config.py", "src/config.py"), C),
+    MinedSearch(PROJ, COMMIT, "DEFAULT_TIMEOUT", ("tests/config_cases.py", "src/config.py"), C),
     MinedSearch(PROJ, COMMIT, "parse_config", ("src/loader.py", "README.md"), P),
     MinedSearch(PROJ, COMMIT, "parse_config", ("src/config.py", "docs/guide.md"), C),
     MinedSearch(PROJ, COMMIT, "slugify(", ("src/util/strings.py",), C),
@@ -73,7 +73,7 @@ EXPECTED_ROWS = [
     MinedSearch(URL, COMMIT, "ConfigError", ("src/config.py",), X),
     MinedSearch(URL, COMMIT, "load_plugin_names", ("README.md",), P),
     MinedSearch(URL, COMMIT, "load_plugins", ("src/loader.py", "src/config.py"), X),
-    MinedSearch(URL, COMMIT, "load_plugins", ("src/loader.py", "tests/test_config.py"), P),
+    MinedSearch(URL, COMMIT, "load_plugins", ("src/loader.py", "tests/config_cases.py"), P),
 ]
 
 
