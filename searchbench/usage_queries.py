@@ -195,6 +195,7 @@ def write_usage_outputs(result: UsageSample, queries, qrels, funnel) -> None:
 
 AUDIT_COLUMNS = [
     "language",
+    "reference",
     "queries",
     "audited",
     "exact",
@@ -206,10 +207,37 @@ AUDIT_COLUMNS = [
     "global_files",
     "note",
 ]
-# Languages GNU Global 6.6.9 parses with its built-in parser (-r is reliable only there).
-GLOBAL_LANGUAGES = frozenset({"c", "cpp", "java"})
-NO_REFERENCE = "no reference finder (GNU Global has no built-in parser for it)"
+# Languages GNU Global 6.6.9 parses with its built-in parser: -r lists every occurrence of a
+# defined name that is not its definition (calls, prototypes, reads, pointers taken).
+BUILTIN_LANGUAGES = frozenset({"c", "cpp", "java"})
+# ... and with its Pygments plug-in (gtags.conf langmap: .py .go .rs .js .ts only), where
+# definitions come from ctags and references are every other name token outside comments
+# and strings.
+PYGMENTS_LANGUAGES = frozenset({"python", "go", "rust", "javascript", "typescript"})
+GTAGS_CONF = Path("/etc/gtags/gtags.conf")
+NO_REFERENCE = "no reference finder (GNU Global parses no file of this language)"
 _GREP_LINE = re.compile(r"^(.*?):(\d+):")
+
+
+def reference_kind(language: str, pygments: bool) -> str:
+    """builtin, pygments or none: how GNU Global parses files of this language."""
+    if language in BUILTIN_LANGUAGES:
+        return "builtin"
+    if pygments and language in PYGMENTS_LANGUAGES:
+        return "pygments"
+    return "none"
+
+
+def pygments_conf(workdir: Path, ctags: str = "/usr/bin/ctags-universal") -> Path | None:
+    """A copy of Debian's gtags.conf whose Pygments parser takes definitions from universal
+    ctags (the packaged one names ctags-exuberant, which Debian no longer ships); None when
+    either is missing."""
+    if not GTAGS_CONF.is_file() or not Path(ctags).is_file():
+        return None
+    text = GTAGS_CONF.read_text(encoding="utf-8").replace("/usr/bin/ctags-exuberant", ctags)
+    conf = Path(workdir) / "gtags.conf"
+    conf.write_text(text, encoding="utf-8")
+    return conf
 
 
 def audit_sample(qids: Iterable[str], size: int, seed: int) -> list[str]:
@@ -221,10 +249,20 @@ def audit_sample(qids: Iterable[str], size: int, seed: int) -> list[str]:
     return [ordered[i] for i in sorted(rng.choice(len(ordered), size=size, replace=False))]
 
 
-def build_gtags(root: str | os.PathLike, dbpath: str | os.PathLike, gtags: str = "gtags") -> None:
-    """gtags run in root, writing GTAGS/GRTAGS/GPATH into dbpath (never into the corpus)."""
+def build_gtags(
+    root: str | os.PathLike,
+    dbpath: str | os.PathLike,
+    gtags: str = "gtags",
+    conf: Path | None = None,
+) -> None:
+    """gtags run in root, writing GTAGS/GRTAGS/GPATH into dbpath (never into the corpus);
+    with conf, the built-in parsers first, the Pygments plug-in for the other languages."""
     argv = [gtags, "--accept-dotfiles", "--skip-symlink", "--skip-unreadable", str(dbpath)]
-    proc = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False)
+    env = dict(os.environ)
+    if conf is not None:
+        argv[1:1] = ["--gtagslabel=native-pygments"]
+        env["GTAGSCONF"] = str(conf)
+    proc = subprocess.run(argv, cwd=root, capture_output=True, text=True, env=env, check=False)
     if proc.returncode != 0:
         raise BenchError(f"gtags failed in {root}: {proc.stderr.strip()[-300:]}")
 
@@ -280,42 +318,50 @@ def reference_agreement(
     *,
     gtags: str = "gtags",
     binary: str = "global",
+    pygments: bool = True,
 ) -> list[dict]:
     """Per language of the sampled queries: how far our answer sets agree with GNU Global's
-    reference finder. Rows of AUDIT_COLUMNS, sorted by language, then `all` (the audited
-    languages pooled). A language Global does not parse gets a row with its query count
-    and the note NO_REFERENCE."""
+    reference finder (`global -r`; precision and recall take Global as the reference).
+    Rows of AUDIT_COLUMNS, sorted by language, then `all` (the audited languages pooled). A
+    language Global does not parse gets its query count and the note NO_REFERENCE."""
     picked = set(audit_sample(queries["qid"], sample, seed))
-    rows_by_lang: dict[str, list[tuple[float, float, float, int, int]]] = {}
-    counts: dict[str, int] = {}
     chosen = queries[queries["qid"].isin(picked)]
-    audited = chosen[chosen["language"].isin(GLOBAL_LANGUAGES)]
-    with tempfile.TemporaryDirectory(prefix="searchbench-gtags-") as db:
-        if len(audited):
-            build_gtags(root, db, gtags)
-        for qid, name, language in zip(
-            chosen["qid"], chosen["query"], chosen["language"], strict=True
-        ):
+    scores: dict[str, list[tuple[float, float, float, int, int]]] = {}
+    counts: dict[str, int] = {}
+    with tempfile.TemporaryDirectory(prefix="searchbench-gtags-") as work:
+        conf = pygments_conf(Path(work)) if pygments else None
+        kinds = {lang: reference_kind(lang, conf is not None) for lang in chosen["language"]}
+        if any(kind != "none" for kind in kinds.values()):
+            build_gtags(root, work, gtags, conf)
+        rows = zip(chosen["qid"], chosen["query"], chosen["language"], strict=True)
+        for qid, name, language in rows:
             counts[language] = counts.get(language, 0) + 1
-            if language not in GLOBAL_LANGUAGES:
+            if kinds[language] == "none":
                 continue
             ours = set(qrels.get(qid, {}))  # docids: encoded paths, as Global's are here
-            theirs = global_files(root, db, name, binary)
-            scores = set_agreement(ours, theirs)
-            rows_by_lang.setdefault(language, []).append((*scores, len(ours), len(theirs)))
-    rows = [_audit_row(lang, counts[lang], rows_by_lang.get(lang, [])) for lang in sorted(counts)]
-    pooled = [r for lang in sorted(rows_by_lang) for r in rows_by_lang[lang]]
-    total = sum(counts[lang] for lang in rows_by_lang)
-    rows.append(_audit_row("all", total, pooled, note=""))
-    return rows
+            theirs = global_files(root, work, name, binary)
+            found = (*set_agreement(ours, theirs), len(ours), len(theirs))
+            scores.setdefault(language, []).append(found)
+    result = [
+        _audit_row(lang, kinds[lang], counts[lang], scores.get(lang, [])) for lang in sorted(counts)
+    ]
+    pooled = [r for lang in sorted(scores) for r in scores[lang]]
+    audited_queries = sum(counts[lang] for lang in scores)
+    result.append(_audit_row("all", "-", audited_queries, pooled, note=""))
+    return result
 
 
 def _audit_row(
-    language: str, queries: int, scores: list[tuple[float, float, float, int, int]], note=None
+    language: str,
+    reference: str,
+    queries: int,
+    scores: list[tuple[float, float, float, int, int]],
+    note: str | None = None,
 ) -> dict:
     if not scores:
         return {
             "language": language,
+            "reference": reference,
             "queries": queries,
             "audited": 0,
             "exact": 0,
@@ -331,6 +377,7 @@ def _audit_row(
     exact = int((array[:, 0] == 1.0).sum())
     return {
         "language": language,
+        "reference": reference,
         "queries": queries,
         "audited": len(scores),
         "exact": exact,
