@@ -4,6 +4,7 @@ writes by_language.json and .tsv (searchbench/by_language.py)."""
 from pathlib import Path
 
 from searchbench.by_language import language_inference, pooled_scores, write_language_inference
+from searchbench.measures import primary_metric_of
 from searchbench.metrics import read_scores
 from searchbench.scriptmain import run_script
 
@@ -23,6 +24,7 @@ def main(smk) -> None:
         min_queries=int(params.min_queries),
         primary=list(params.primary),
         ablations=dict(params.ablations),
+        primary_metric=primary_metric_of(str(smk.wildcards.track)),
         context={"track": str(smk.wildcards.track), "corpora": corpora},
     )
     write_language_inference(result, smk.output.json, smk.output.tsv)

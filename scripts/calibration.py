@@ -2,6 +2,7 @@
 calibration.tsv (searchbench/calibration.py)."""
 
 from searchbench.calibration import calibration_rows, write_calibration
+from searchbench.measures import primary_metric_of
 from searchbench.metrics import read_scores
 from searchbench.scriptmain import run_script
 
@@ -22,6 +23,7 @@ def main(smk) -> None:
         ablations=dict(getattr(params, "ablations", {})),
         corpus=str(params.corpus),
         track=str(params.track),
+        metric=primary_metric_of(str(params.track)),
     )
     write_calibration(rows, smk.output.tsv)
 

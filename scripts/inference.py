@@ -1,6 +1,7 @@
 """Paired inference in the declared comparison families: writes inference.json and .tsv."""
 
 from searchbench.inference import run_inference, write_inference
+from searchbench.measures import primary_metric_of
 from searchbench.metrics import read_scores
 from searchbench.scriptmain import run_script  # noqa: E402
 
@@ -18,6 +19,7 @@ def main(smk) -> None:
         primary=list(params.primary),
         ablations=dict(params.ablations),
         all_pairs=bool(getattr(params, "all_pairs", False)),
+        primary_metric=primary_metric_of(context["track"]),
         context=context,
     )
     write_inference(result, smk.output.json, smk.output.tsv)

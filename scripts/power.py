@@ -1,5 +1,7 @@
-"""Minimum detectable MRR difference of one corpus and track, by simulation: power.json."""
+"""Minimum detectable difference in one corpus and track's primary metric, by simulation:
+power.json."""
 
+from searchbench.measures import primary_metric_of
 from searchbench.metrics import read_scores
 from searchbench.power import run_power, write_power
 from searchbench.scriptmain import run_script  # noqa: E402
@@ -7,6 +9,7 @@ from searchbench.scriptmain import run_script  # noqa: E402
 
 def main(smk) -> None:
     params = smk.params
+    context = {key: str(value) for key, value in smk.wildcards.items()}
     result = run_power(
         read_scores(smk.input.scores),
         baseline=params.baseline,
@@ -15,7 +18,8 @@ def main(smk) -> None:
         resamples=int(params.resamples),
         min_queries=int(params.min_queries),
         primary=list(params.primary),
-        context={key: str(value) for key, value in smk.wildcards.items()},
+        metric=primary_metric_of(context["track"]),
+        context=context,
     )
     write_power(result, smk.output.json)
 

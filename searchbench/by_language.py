@@ -36,7 +36,7 @@ from searchbench.inference import (
     holm_excluded,
     tsv_cell,
 )
-from searchbench.measures import MIN_QUERIES
+from searchbench.measures import MIN_QUERIES, PRIMARY_METRIC
 
 LANGUAGE_COLUMNS = ("language", *TSV_COLUMNS)
 
@@ -72,6 +72,7 @@ def language_inference(
     ablations: Mapping[str, str] | None = None,
     context: Mapping[str, object] | None = None,
     min_queries: int = MIN_QUERIES,
+    primary_metric: str = PRIMARY_METRIC,
 ) -> dict:
     """by_language.json content: every declared comparison per language of the queries."""
     if "language" not in scores.columns:
@@ -80,7 +81,13 @@ def language_inference(
     ablations = dict(ablations or {})
     check_declared(tools, baseline, primary, ablations)
     declared = declared_pairs(tools, baseline, primary, ablations)
-    options = {"seed": seed, "alpha": alpha, "resamples": resamples, "min_queries": min_queries}
+    options = {
+        "seed": seed,
+        "alpha": alpha,
+        "resamples": resamples,
+        "min_queries": min_queries,
+        "primary_metric": primary_metric,
+    }
     per_query = scores.drop_duplicates("qid")
     languages = per_query.groupby("language")["qid"].count().sort_index()
     by_family: dict[str, list[dict]] = {f: [] for f in DECLARED_FAMILIES}
@@ -104,6 +111,7 @@ def language_inference(
             **dict(context or {}),
             "alpha": alpha,
             "baseline": baseline,
+            "primary_metric": primary_metric,
             "seed": seed,
             "resamples": resamples,
             "min_queries": min_queries,

@@ -140,6 +140,7 @@ def simulate_family(
     resamples: int,
     alpha: float,
     min_queries: int,
+    metric: str = PRIMARY_METRIC,
 ) -> list[list[dict[str, Any]]]:
     """Per simulation, the family's comparisons with their verdicts (the inference's own
     functions: paired_comparison, then adjust_family's Tarone + Holm + verdict)."""
@@ -165,7 +166,7 @@ def simulate_family(
             result.update(
                 tool=pair[0],
                 baseline=pair[1],
-                metric=PRIMARY_METRIC,
+                metric=metric,
                 subset=SUBSET,
                 identical=result["n_eff"] == 0,
             )
@@ -303,13 +304,14 @@ def calibration_rows(
     ablations: Mapping[str, str] | None = None,
     corpus: str = "",
     track: str = "",
+    metric: str = PRIMARY_METRIC,
 ) -> list[dict[str, Any]]:
     """calibration.tsv's rows for one corpus and track's scores (see the module docstring).
 
     The families are the inference's (declared_pairs): with no primary and no ablations,
     every tool against the baseline in one family."""
     check_options(simulations, resamples, alpha)
-    wide = wide_scores(scores)
+    wide = wide_scores(scores, metric)
     tools = sorted(map(str, wide.columns))
     ablations = dict(ablations or {})
     check_declared(tools, baseline, list(primary), ablations)
@@ -328,6 +330,7 @@ def calibration_rows(
         "resamples": resamples,
         "alpha": alpha,
         "min_queries": min_queries,
+        "metric": metric,
     }
     rows = []
     for family in DECLARED_FAMILIES:

@@ -368,6 +368,7 @@ def family_comparisons(
     min_queries: int = MIN_QUERIES,
     stratum: str = "",
     adjust: bool = True,
+    primary_metric: str = PRIMARY_METRIC,
 ) -> list[dict]:
     """Every comparison of one family's (tool, reference) pairs on these scores, Holm-adjusted
     within the family unless adjust is False (the caller adjusts a larger family). A stratum
@@ -415,7 +416,7 @@ def family_comparisons(
                     tool=tool,
                     baseline=base,
                     metric=metric,
-                    primary_metric=metric == PRIMARY_METRIC,
+                    primary_metric=metric == primary_metric,
                     subset=subset,
                     identical=identical,
                 )
@@ -542,6 +543,7 @@ def run_inference(
     all_pairs: bool = False,
     context: Mapping[str, str] | None = None,
     min_queries: int = MIN_QUERIES,
+    primary_metric: str = PRIMARY_METRIC,
 ) -> dict:
     """The content of inference.json for one corpus and track's scores.
 
@@ -559,7 +561,15 @@ def run_inference(
     tools = sorted(set(scores["tool"]))
     ablations = dict(ablations or {})
     check_declared(tools, baseline, primary, ablations)
-    options = {"seed": seed, "alpha": alpha, "resamples": resamples, "min_queries": min_queries}
+    if primary_metric not in METRICS:
+        raise BenchError(f"primary metric {primary_metric!r} is not one of {', '.join(METRICS)}")
+    options = {
+        "seed": seed,
+        "alpha": alpha,
+        "resamples": resamples,
+        "min_queries": min_queries,
+        "primary_metric": primary_metric,
+    }
     declared = declared_pairs(tools, baseline, primary, ablations)
     by_family = {
         f: family_comparisons(scores, pairs, f, **options) for f, pairs in declared.items()
@@ -591,7 +601,7 @@ def run_inference(
             ),
             "metrics": list(METRICS),
             "min_queries": min_queries,
-            "primary_metric": PRIMARY_METRIC,
+            "primary_metric": primary_metric,
             "queries": int(scores["qid"].nunique()),
             "randomization": (
                 "two-sided sign-flip test of the mean paired difference; exact over all "
@@ -603,7 +613,10 @@ def run_inference(
             "seed": seed,
             "subsets": {
                 "all": "every query",
-                "discriminating": "queries the baseline found in more than one file",
+                "discriminating": (
+                    "queries the baseline found in more files than there are right ones "
+                    "(more than one file on the one-answer tracks)"
+                ),
             },
             "tools": tools,
             "trivial_queries": int(scores.groupby("qid")["trivial"].first().sum()),
@@ -624,7 +637,7 @@ def run_inference(
         own_pairs = [
             (c["tool"], c["baseline"])
             for c in own
-            if c["metric"] == PRIMARY_METRIC and c["subset"] == "all"
+            if c["metric"] == primary_metric and c["subset"] == "all"
         ]
         result["metadata"]["families"]["all-pairs"] = family_record("all-pairs", own_pairs, own)
         result["metadata"]["pairs_holm_excluded"] = holm_excluded(own)

@@ -72,6 +72,14 @@ MEASURES: tuple[Measure, ...] = (
 METRICS: tuple[str, ...] = tuple(m.name for m in MEASURES)
 METRIC_LABELS: tuple[tuple[str, str], ...] = tuple((m.name, m.label) for m in MEASURES)
 PRIMARY_METRIC: str = next(m.name for m in MEASURES if m.primary)
+# Tracks whose questions have several right files are judged on nDCG@10 (docs/method.md §4):
+# MRR sees only the first right file.
+TRACK_PRIMARY_METRIC: dict[str, str] = {"usage": "ndcg10", "behaviour": "ndcg10"}
+
+
+def primary_metric_of(track: str) -> str:
+    """The metric a track's verdicts are read on: MRR unless the track has many answers."""
+    return TRACK_PRIMARY_METRIC.get(track, PRIMARY_METRIC)
 
 # `discriminating`: the queries that are not trivial (the name is in more than one file).
 SUBSETS: tuple[str, ...] = ("all", "discriminating")

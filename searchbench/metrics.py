@@ -142,7 +142,9 @@ def score_queries(
     printed, and keeps its status. lines_before / bytes_before are the raw record's
     lines_before_answer / bytes_before_answer, None (an empty TSV field) when the answer was
     not printed; line_rank is decl_line_rank, 0 when absent. ``returned`` counts the files in
-    the run. trivial = files_containing <= 1. language is the query's (the answer file's
+    the run. trivial = files_containing <= the number of right files (at least 1): every file
+    holding the name is a right one, so any tool that lists only such files ranks perfectly
+    (with one right file, the name is in one file). language is the query's (the answer file's
     language, from queries.tsv), so results can be read per language.
     """
     query_set = set(queries)
@@ -161,7 +163,7 @@ def score_queries(
                 **_query_scores(raw_records[qid], ranked, relevant_docids(qrels, qid), where),
                 "returned": len(ranked),
                 "files_containing": int(files_containing[qid]),
-                "trivial": int(files_containing[qid]) <= 1,
+                "trivial": int(files_containing[qid]) <= max(1, len(relevant_docids(qrels, qid))),
                 "language": languages[qid],
             }
         )

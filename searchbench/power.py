@@ -276,6 +276,7 @@ def simulate_thresholds(
     n = pool.n if n is None else n
     if n < min_queries or not pool.magnitudes.size:
         return np.full(settings.simulations, np.inf)
+    # The draws' stream name, the same for every metric (a seed, not a label).
     name = ("power", PRIMARY_METRIC, SUBSET)
     samples = draw_samples(
         pool, n, settings.simulations, comparison_rng(seed, *name, "differences")
@@ -364,12 +365,13 @@ def run_power(
     context: Mapping[str, str] | None = None,
     min_queries: int = MIN_QUERIES,
     primary: Sequence[str] = (),
+    metric: str = PRIMARY_METRIC,
 ) -> dict:
     """The content of power.json for one corpus and track's scores: the power of a primary
     question (with no primary tool scored, of a comparison with the baseline)."""
     if not 0.0 < alpha < 1.0:
         raise BenchError(f"alpha = {alpha} must lie strictly between 0 and 1")
-    pool = difference_pool(scores, baseline)
+    pool = difference_pool(scores, baseline, metric)
     family = [t for t in primary if t in pool.n_eff] or None
     m = family_m(pool, alpha, resamples, family)
     thresholds = to_delta(
@@ -394,13 +396,13 @@ def run_power(
             f"differing query better) reaches {POWER_TARGET:.0%} power"
         )
     else:
-        note = f"{POWER_TARGET:.0%} power from a true mean {PRIMARY_METRIC} difference of {mde:.3f}"
+        note = f"{POWER_TARGET:.0%} power from a true mean {metric} difference of {mde:.3f}"
     return {
         "metadata": {
             **dict(context or {}),
             "alpha": alpha,
             "baseline": baseline,
-            "metric": PRIMARY_METRIC,
+            "metric": metric,
             "subset": SUBSET,
             "seed": seed,
             "power_target": POWER_TARGET,
