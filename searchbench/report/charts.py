@@ -127,7 +127,7 @@ def quality_time_rows(sec: Section, timing: dict[str, dict[str, Any]]) -> list[d
             {
                 "tool": tool,
                 "label": f"{tool} ({flag})" if flag else tool,
-                "mrr": sec.means["all"][tool]["rr"],
+                "mrr": sec.means["all"][tool][sec.primary],
                 "median_wall_ms": t["median_wall_s"] * 1000.0,
                 "min_wall_ms": t.get("min_wall_s", t["median_wall_s"]) * 1000.0,
                 "max_wall_ms": t.get("max_wall_s", t["median_wall_s"]) * 1000.0,

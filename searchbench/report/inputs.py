@@ -19,7 +19,8 @@ from searchbench.errors import BenchError
 Key = tuple[str, ...]  # the pattern's wildcard values, in the order they appear in it
 
 # name: (path pattern, keyed by). "run": one file per run; "corpus": one per corpus;
-# "timed tool": per corpus and timed tool; "indexed tool": per corpus and tool with an index
+# "behaviour corpus" / "behaviour run": per corpus with transcripts configured, and once when
+# any is; "timed tool": per corpus and timed tool; "indexed tool": per corpus and tool with an index
 # (index_argv); "track": per corpus and measured track (the docs
 # track only where it was measured); "track, fast-path tool": per track and fast-path tool;
 # "pooled track": one per track, over every corpus that measured it.
@@ -37,10 +38,15 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
     "gt_audit": ("results/{corpus}/code/gt_audit_summary.tsv", "corpus"),
     "docs_funnel": ("results/{corpus}/docs/funnel.tsv", "corpus"),
     "declared_in_code": ("results/{corpus}/docs/declared_in_code.tsv", "corpus"),
+    "usage_funnel": ("results/{corpus}/usage/funnel.tsv", "corpus"),
+    "usage_audit": ("results/{corpus}/usage/audit.tsv", "corpus"),
+    "behaviour_funnel": ("results/{corpus}/behaviour/funnel.tsv", "behaviour corpus"),
+    "mining": ("results/transcripts/mining.tsv", "behaviour run"),
     "timing": ("results/{corpus}/timing/{tool}.tsv", "timed tool"),
     "timing_host": ("results/{corpus}/timing/{tool}.host.json", "timed tool"),
     "index_cost": ("results/{corpus}/index/{tool}.json", "indexed tool"),
     "scores": ("results/{corpus}/{track}/scores.tsv", "track"),
+    "qrels": ("results/{corpus}/{track}/qrels.txt", "track"),
     "inference": ("results/{corpus}/{track}/inference.json", "track"),
     "power": ("results/{corpus}/{track}/power.json", "track"),
     "by_language": ("results/{corpus}/{track}/by_language.json", "track"),
@@ -52,7 +58,9 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
     "fast_path": ("results/{corpus}/{track}/fastpath/{tool}.json", "track, fast-path tool"),
 }
 PER_TRACK = frozenset({"track", "track, fast-path tool", "pooled track"})
-DOCS_PREFIX = "docs_"  # the docs track's per-track inputs: a separate rule input (checkpoint)
+# An optional track's per-track inputs are separate rule inputs named "{track}_{name}" (each
+# waits on its track's checkpoint); the code track's carry the artifact's own name.
+OPTIONAL_TRACKS = ("docs", "usage", "behaviour")
 
 
 def wildcards_of(pattern: str) -> list[str]:
@@ -63,8 +71,8 @@ def rule_inputs(
     track: str, keys_of: Callable[[str, str], list[dict[str, str]]]
 ) -> dict[str, dict[str, list]]:
     """For the report rule: per rule input name, its paths and their keys. The code track's
-    call also gives every run- and corpus-wide input; the docs track's only its per-track ones
-    (named docs_*), so that only they wait on the docs checkpoint. `keys_of(keyed_by, track)`
+    call also gives every run- and corpus-wide input; an optional track's only its per-track
+    ones (named {track}_*), so that only they wait on its checkpoint. `keys_of(keyed_by, track)`
     lists the wildcard values the workflow has for one kind of key."""
     out = {}
     for name, (pattern, keyed_by) in ARTIFACTS.items():
@@ -72,11 +80,21 @@ def rule_inputs(
             continue
         keys = keys_of(keyed_by, track)
         wildcards = wildcards_of(pattern)
-        out[name if track == "code" else DOCS_PREFIX + name] = {
+        out[name if track == "code" else f"{track}_{name}"] = {
             "paths": [pattern.format(**k) for k in keys],
             "keys": [[k[w] for w in wildcards] for k in keys],
         }
     return out
+
+
+def artifact_of(input_name: str) -> str:
+    """The artifact a report rule input holds: its own name, or an optional track's copy."""
+    if input_name in ARTIFACTS:
+        return input_name
+    track, _, name = input_name.partition("_")
+    if track in OPTIONAL_TRACKS and name in ARTIFACTS:
+        return name
+    raise BenchError(f"report input {input_name!r} is not in ARTIFACTS (report/inputs.py)")
 
 
 def as_list(value: Any) -> list[str]:
@@ -129,7 +147,7 @@ class ReportInputs:
                     f"report input {input_name}: {len(files)} paths but {len(key_list)} keys; "
                     "the rule's inputs and params.input_keys must come from rule_inputs()"
                 )
-            name = input_name if input_name in ARTIFACTS else input_name.removeprefix(DOCS_PREFIX)
+            name = artifact_of(input_name)
             for key, file in zip(key_list, files, strict=True):
                 paths.setdefault(name, {})[tuple(key)] = Path(file)
         return cls(paths=paths, **run)

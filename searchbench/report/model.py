@@ -11,7 +11,7 @@ from searchbench.artifacts import read_json, read_tsv
 from searchbench.errors import BenchError
 from searchbench.gt_audit import SUMMARY_COLUMNS
 from searchbench.headings import DECLARED_COLUMNS
-from searchbench.measures import MIN_QUERIES, SUBSETS
+from searchbench.measures import MIN_QUERIES, SUBSETS, primary_metric_of
 from searchbench.metrics import SCORE_COLUMNS
 from searchbench.report.fmt import METRICS, as_float
 from searchbench.report.inputs import ReportInputs
@@ -85,6 +85,11 @@ class Section:
     @property
     def key(self) -> str:
         return f"{self.corpus}/{self.track}"
+
+    @property
+    def primary(self) -> str:
+        """The metric this track's verdicts are read on (its inference's primary_metric)."""
+        return str(self.meta.get("primary_metric") or primary_metric_of(self.track))
 
     def subset_qids(self, subset: str) -> list[str]:
         return self.qids if subset == "all" else [q for q in self.qids if q not in self.trivial]

@@ -23,6 +23,7 @@ from searchbench.report.sections import (
     runs,
     skipped,
     ties,
+    tracks,
     weaknesses,
 )
 
@@ -30,6 +31,7 @@ SECTIONS = (
     intro,
     overview,
     families,
+    tracks,
     pooled_languages,
     ablations,
     filter_rank,

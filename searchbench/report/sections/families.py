@@ -22,7 +22,7 @@ def family_of(model: Model) -> dict[str, str]:
 
 
 def best(sec: Section, tools: list[str]) -> tuple[str, float] | None:
-    scored = [(sec.means["all"][t]["rr"], t) for t in tools if t in sec.means["all"]]
+    scored = [(sec.means["all"][t][sec.primary], t) for t in tools if t in sec.means["all"]]
     if not scored:
         return None
     top = max(score for score, _ in scored)
@@ -34,7 +34,7 @@ def cell(sec: Section, tools: list[str]) -> str:
     if found is None:
         return "–"
     tool, mrr = found
-    comp = sec.comparisons.get((tool, "rr", "all"))
+    comp = sec.comparisons.get((tool, sec.primary, "all"))
     verdict = "baseline" if tool == sec.baseline else (comp or {}).get("verdict", "")
     reference = (comp or {}).get("baseline", sec.baseline)
     if verdict and reference != sec.baseline:
@@ -47,7 +47,7 @@ def overall(sections: list[Section], tools: list[str]) -> str:
     for sec in sections:
         for tool in tools:
             if tool in sec.means["all"]:
-                means.setdefault(tool, []).append(sec.means["all"][tool]["rr"])
+                means.setdefault(tool, []).append(sec.means["all"][tool][sec.primary])
     if not means:
         return "–"
     top = max(mean(v) for v in means.values())

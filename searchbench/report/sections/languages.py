@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from searchbench.artifacts import read_json
-from searchbench.measures import DETECTED
+from searchbench.measures import DETECTED, PRIMARY_METRIC
 from searchbench.report.charts import Page
 from searchbench.report.fmt import esc, fmt_ci, fmt_num, fmt_signed, md_table
 from searchbench.report.model import Model, Section
@@ -20,11 +20,12 @@ NOTE = (
 
 
 def cells_of(doc: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:
-    """(tool, reference, language) -> the rr comparison over all queries."""
+    """(tool, reference, language) -> the primary metric's comparison over all queries."""
+    metric = str(doc.get("metadata", {}).get("primary_metric") or PRIMARY_METRIC)
     return {
         (c["tool"], c["baseline"], c["language"]): c
         for c in doc.get("comparisons", [])
-        if c.get("metric") == "rr" and c.get("subset") == "all"
+        if c.get("metric") == metric and c.get("subset") == "all"
     }
 
 

@@ -29,7 +29,7 @@ def track_cells(model: Model, corpus: str, track: str) -> list[str]:
         why = f"not measured: {drawn} queries (< {docs_min_queries(model)})"
         return [why, "", "", ""]
     share = len(sec.trivial) / len(sec.qids) if sec.qids else 0.0
-    comp = sec.comparisons.get((OVERVIEW_TOOL, "rr", "all"))
+    comp = sec.comparisons.get((OVERVIEW_TOOL, sec.primary, "all"))
     if comp is None:
         return [str(len(sec.qids)), fmt_num(share, 2), f"no {OVERVIEW_TOOL}", ""]
     diff = f"{fmt_signed(comp.get('diff'))} {fmt_ci(comp.get('ci_low'), comp.get('ci_high'))}"
@@ -99,7 +99,7 @@ def tool_order(model: Model) -> list[tuple[str, str]]:
     for sec in model.sections:
         order.setdefault(sec.baseline, (0, ""))
         for (tool, metric, subset), comp in sec.comparisons.items():
-            if metric == "rr" and subset == "all":
+            if metric == sec.primary and subset == "all":
                 family = str(comp.get("family", "secondary"))
                 reference = str(comp.get("baseline", sec.baseline))
                 order.setdefault(tool, (rank.get(family, 2), reference))
@@ -107,12 +107,12 @@ def tool_order(model: Model) -> list[tuple[str, str]]:
 
 
 def matrix_cell(sec: Section, tool: str) -> tuple[str, bool]:
-    mrr = sec.means["all"].get(tool, {}).get("rr")
+    mrr = sec.means["all"].get(tool, {}).get(sec.primary)
     if mrr is None:
         return "–", False
     if tool == sec.baseline:
         return f"{fmt_num(mrr)} (baseline)", False
-    comp = sec.comparisons.get((tool, "rr", "all")) or {}
+    comp = sec.comparisons.get((tool, sec.primary, "all")) or {}
     verdict = str(comp.get("verdict", ""))
     return f"{fmt_num(mrr)} {MARK.get(verdict, '')}".rstrip(), verdict in DETECTED
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from searchbench.measures import DETECTED
+from searchbench.measures import DETECTED, METRIC_LABELS, PRIMARY_METRIC
 from searchbench.report.charts import Page
 from searchbench.report.fmt import as_float, esc, fmt_signed
 from searchbench.report.model import Model, Section
@@ -33,10 +33,12 @@ def pairs_html(
 ) -> list[str]:
     """Every pair of tools on the primary metric over all queries: row minus column. A pair a
     declared family tests is that comparison (one test, one verdict), marked ‡."""
+    metric = str((meta or {}).get("primary_metric") or PRIMARY_METRIC)
+    label = dict(METRIC_LABELS).get(metric, metric)
     cells = {
         (c["tool"], c["baseline"]): c
         for c in pairs
-        if c.get("metric") == "rr" and c.get("subset") == "all"
+        if c.get("metric") == metric and c.get("subset") == "all"
     }
     if not cells:
         return []
@@ -52,10 +54,11 @@ def pairs_html(
         rows.append("<tr>" + "".join(line) + "</tr>")
     head = "<tr><th></th>" + "".join(f"<th>{esc(t)}</th>" for t in tools) + "</tr>"
     families = (meta or {}).get("families") or {}
-    m = ((families.get("all-pairs") or {}).get("holm_m") or {}).get("rr", {}).get("all", "?")
+    m = ((families.get("all-pairs") or {}).get("holm_m") or {}).get(metric, {}).get("all", "?")
     return [
-        "<h3>All pairs (MRR, all queries)</h3>",
-        "<p>Mean paired MRR difference, row tool minus column tool, with the same two tests. "
+        f"<h3>All pairs ({esc(label)}, all queries)</h3>",
+        f"<p>Mean paired {esc(label)} difference, row tool minus column tool, with the same "
+        "two tests. "
         "‡: a pair a declared family tests (primary, secondary or ablation: each tool with "
         f"{esc(baseline)}, each variant with its full tool) is that comparison of the tables "
         "above, repeated as it is (same numbers, same verdict: one test per pair). The other "

@@ -80,7 +80,7 @@ def power_html(power: dict[str, Any] | None, sec: Section) -> list[str]:
     for tool in sec.tools:
         if tool == sec.baseline:
             continue
-        comp = sec.comparisons.get((tool, "rr", "all"))
+        comp = sec.comparisons.get((tool, sec.primary, "all"))
         diff = fmt_signed(comp.get("diff")) if comp else "–"
         n_eff = power.get("n_eff", {}).get(tool, comp.get("n_eff") if comp else "–")
         rows.append([tool, n_eff, diff, power_reading(comp, mde)])

@@ -94,7 +94,7 @@ def compared_in(sec: Section, tool: str) -> str:
     """Where a tool's row was tested: 'primary vs rg', 'ablation vs hay', 'baseline'."""
     if tool == sec.baseline:
         return "baseline"
-    comp = sec.comparisons.get((tool, "rr", "all"))
+    comp = sec.comparisons.get((tool, sec.primary, "all"))
     if comp is None:
         return ""
     return f"{comp.get('family', '?')} vs {comp.get('baseline', sec.baseline)}"
@@ -156,7 +156,8 @@ def results_table(
     head1 = (
         '<th class="name" rowspan="2">tool</th><th class="name" rowspan="2">compared in</th>'
     ) + "".join(
-        f'<th colspan="5">{esc(lbl)}{" (primary)" if m == "rr" else ""}</th>' for m, lbl in METRICS
+        f'<th colspan="5">{esc(lbl)}{" (primary)" if m == sec.primary else ""}</th>'
+        for m, lbl in METRICS
     )
     head2 = "".join(
         "<th>mean</th><th>diff [95% CI]</th><th>p rand.</th>"

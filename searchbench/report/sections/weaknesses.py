@@ -20,9 +20,9 @@ TITLE = "Where this benchmark is wrong"
 def track_effects(model: Model, track: str) -> tuple[list[float], int]:
     """hay − baseline MRR (all queries) per corpus on one track, and how many are detected."""
     comps = [
-        s.comparisons[(OVERVIEW_TOOL, "rr", "all")]
+        s.comparisons[(OVERVIEW_TOOL, s.primary, "all")]
         for s in model.sections
-        if s.track == track and (OVERVIEW_TOOL, "rr", "all") in s.comparisons
+        if s.track == track and (OVERVIEW_TOOL, s.primary, "all") in s.comparisons
     ]
     diffs = sorted(as_float(c.get("diff")) for c in comps)
     return diffs, sum(str(c["verdict"]) in DETECTED for c in comps)
