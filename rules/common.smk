@@ -40,6 +40,7 @@ from searchbench.errors import BenchError  # noqa: E402
 from searchbench.report.inputs import rule_inputs  # noqa: E402
 from searchbench.headings import docs_shape, token_rules  # noqa: E402
 from searchbench.hay.signals import FALSE_FIRING_WORDS_FILE  # noqa: E402
+from searchbench.build import build_name, build_pins, skipped_line  # noqa: E402
 from searchbench.tools import (
     READING_ONLY,
     resolve_tools,
@@ -193,7 +194,11 @@ TOOL_PATH = tool_search_path(BASEDIR / "bin")
 def _resolve_tools() -> dict:
     """Resolve each tool's binary once, at parse time (docs/method.md §8: grep may not be grep)."""
     try:
-        return resolve_tools(specs_from_mapping(config["tools"]), path_env=TOOL_PATH)
+        return resolve_tools(
+            specs_from_mapping(config["tools"]),
+            path_env=TOOL_PATH,
+            build_peers=config["build_peers"],
+        )
     except BenchError as err:
         stop(str(err))
 
@@ -201,6 +206,31 @@ def _resolve_tools() -> dict:
 RESOLVED_TOOLS = _resolve_tools()
 TOOLS = [name for name, tool in RESOLVED_TOOLS.items() if tool.available]
 SKIPPED_TOOLS = [name for name, tool in RESOLVED_TOOLS.items() if not tool.available]
+# Peers built from a pin (rules/build.smk): {build directory: pin}; one line names those a
+# missing toolchain leaves out, and how to get it.
+try:
+    BUILD_PINS = build_pins(config["tools"])
+except BenchError as err:
+    stop(str(err))
+_BUILD_SKIPPED = skipped_line(
+    {
+        name: tool.skipped_reason
+        for name, tool in RESOLVED_TOOLS.items()
+        if tool.spec.build and not tool.available
+    }
+)
+if _BUILD_SKIPPED:
+    print(_BUILD_SKIPPED, file=sys.stderr)
+
+
+def tool_build(wildcards) -> list[str]:
+    """A built tool's record waits for its build (and reruns when it is rebuilt)."""
+    tool = RESOLVED_TOOLS[wildcards.tool]
+    if tool.spec.build is None or not tool.available:
+        return []
+    return [f"resources/tools/{build_name(tool.spec.build)}/manifest.json"]
+
+
 # A tool with no `{word}` element cannot search whole words: say so rather than mix forms.
 _NO_WORD_FORM = [t for t in TOOLS if "{word}" not in config["tools"][t]["argv"]]
 if config["word_match"] and _NO_WORD_FORM:
@@ -211,7 +241,10 @@ if config["word_match"] and _NO_WORD_FORM:
     )
 # A changed tool (binary content, real path, version, spec) re-resolves its own record
 # (results/tools/{tool}.json) and reruns only the jobs of that tool.
-TOOL_IDENTITY = {name: tool_identity(tool) for name, tool in RESOLVED_TOOLS.items()}
+TOOL_IDENTITY = {
+    name: tool_identity(tool, config["build_peers"])
+    for name, tool in RESOLVED_TOOLS.items()
+}
 if config["baseline"] not in TOOLS:
     stop(f"baseline tool {config['baseline']!r} is not available; install it")
 # The declared comparison families among the tools available here (searchbench/inference.py).

@@ -1,4 +1,6 @@
 rule resolve_tool:
+    input:
+        build=tool_build,
     output:
         "results/tools/{tool}.json",
     log:
@@ -22,6 +24,8 @@ rule tools_json:
         expand("results/tools/{tool}.json", tool=sorted(config["tools"])),
     output:
         "results/tools.json",
+        # the configured tools not measured, and why (the report's "tools skipped")
+        skipped="results/tools_skipped.tsv",
     log:
         "results/logs/tools_json.log",
     benchmark:

@@ -17,9 +17,18 @@ def main(smk) -> None:
     name = smk.wildcards.tool
     specs = specs_from_mapping({name: dict(smk.params.spec)})
     repo_bin = Path(smk.scriptdir).resolve().parent / "bin"
-    tool = resolve_tools(specs, path_env=tool_search_path(repo_bin))[name]
+    # whether this configuration builds peers (only a built tool's identity says)
+    build_peers = smk.params.identity.get("build_peers", True)
+    path_env = tool_search_path(repo_bin)
+    tool = resolve_tools(specs, path_env=path_env, build_peers=build_peers)[name]
+    # A build that failed (offline, not served) is recorded in its manifest; from the next run
+    # on the tool is listed as skipped with that reason.
+    if tool.spec.build and not tool.available and smk.params.identity["available"]:
+        raise BenchError(
+            f"tool {name}: {tool.skipped_reason}; run again: it is then listed under tools skipped"
+        )
     # The record must describe the tool the workflow planned with (params.identity).
-    if tool_identity(tool) != smk.params.identity:
+    if tool_identity(tool, build_peers) != smk.params.identity:
         raise BenchError(f"tool {name}: its binary changed while the workflow ran; run again")
     write_tool_json(tool, smk.output[0])
 

@@ -188,6 +188,7 @@ RUN_NAMES = (
     "false_firings.tsv",
     "false_firing_effect.tsv",
     "false_firing_words.txt",
+    "tools_skipped.tsv",
 )
 CORPUS_NAMES = (
     "done.txt",

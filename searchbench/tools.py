@@ -16,7 +16,18 @@ from pathlib import Path
 
 import yaml
 
-from searchbench.artifacts import read_json, write_json
+from searchbench.artifacts import read_json, tsv_text, write_json, write_text
+from searchbench.build import (
+    BUILT,
+    PENDING,
+    TOOLS_DIR,
+    binary_path,
+    build_name,
+    build_state,
+    check_built_binary,
+    check_pin,
+    read_manifest,
+)
 from searchbench.errors import BenchError
 from searchbench.parsers import FORMATS
 
@@ -83,6 +94,11 @@ class ToolSpec:
     # The tool reads the query as a regular expression and has no literal mode: the runner
     # escapes its metacharacters (escape_regex) before filling `{query}`.
     escape_query: bool = False
+    # Built from a pinned version into resources/tools/ (searchbench/build.py): `binary` and
+    # `index_binary` then name files of that build, never a PATH lookup.
+    build: dict | None = None
+    # Why this tool cannot be built or run here: it is listed as skipped with this reason.
+    unavailable: str | None = None
 
 
 @dataclass(frozen=True)
@@ -152,8 +168,7 @@ def _spec_from_entry(name: str, entry: dict) -> ToolSpec:
     values.setdefault("description", name)
     values["env"] = {str(k): str(v) for k, v in (values.get("env") or {}).items()}
     spec = ToolSpec(name=name, **values)
-    validate_query_template(name, spec.argv, spec.query_guard)
-    _check_env(spec)
+    _check_runnable(spec)
     if spec.version_match is not None:
         try:
             re.compile(spec.version_match)
@@ -163,6 +178,17 @@ def _spec_from_entry(name: str, entry: dict) -> ToolSpec:
     if uses_index and not spec.index_argv:
         raise BenchError(f"tool {name}: argv or env uses {{index}} but no index_argv builds it")
     return spec
+
+
+def _check_runnable(spec: ToolSpec) -> None:
+    """Its query template, its env and its build pin. An `unavailable` entry never runs: its
+    argv records what was tried and may have no safe place for the query (srgn: `--` starts
+    its replacement, not the end of its options)."""
+    if spec.unavailable is None:
+        validate_query_template(spec.name, spec.argv, spec.query_guard)
+    _check_env(spec)
+    if spec.build is not None:
+        check_pin(spec.name, spec.build)
 
 
 def _check_env(spec: ToolSpec) -> None:
@@ -224,15 +250,57 @@ def first_version_line(argv: list[str]) -> str:
     return f"unknown (exit {proc.returncode}, no output)"
 
 
+def _built(
+    spec: ToolSpec, tools_dir: Path, path_env: str | None
+) -> tuple[str | None, str | None, str]:
+    """A built tool's binary and index binary (the build's files), or why it is skipped."""
+    assert spec.build is not None
+    state = build_state({"build": spec.build, "unavailable": spec.unavailable}, tools_dir, path_env)
+    if state.status not in (BUILT, PENDING):
+        return None, None, state.reason
+    binary = binary_path(tools_dir, spec.build, spec.binary)
+    index_binary = (
+        binary_path(tools_dir, spec.build, spec.index_binary) if spec.index_binary else None
+    )
+    if state.status == BUILT:
+        manifest = read_manifest(tools_dir / build_name(spec.build) / "manifest.json") or {}
+        for path in filter(None, (binary, index_binary)):
+            problem = check_built_binary(path, manifest)
+            if problem:
+                return None, None, f"built binary: {problem}"
+    return binary, index_binary, state.status
+
+
 def resolve_tools(
-    specs: dict[str, ToolSpec], path_env: str | None = None
+    specs: dict[str, ToolSpec],
+    path_env: str | None = None,
+    tools_dir: Path = TOOLS_DIR,
+    build_peers: bool = False,
 ) -> dict[str, ResolvedTool]:
-    """Resolve every binary once; a missing required tool is a BenchError naming its fix."""
+    """Resolve every binary once; a missing required tool is a BenchError naming its fix.
+
+    A built tool (`build:`) is skipped, never an error, unless build_peers (the
+    configuration's `build_peers`) is on; also when its toolchain is missing, its build failed
+    or its entry is `unavailable`; before its build it is `pending`: available,
+    with its binary's path but no version or sha256 yet (tool_identity does not use them)."""
     resolved: dict[str, ResolvedTool] = {}
     for name in sorted(specs):
         spec = specs[name]
-        binary = _which(spec.binary, path_env)
-        index_binary = _which(spec.index_binary, path_env) if spec.index_binary else None
+        if spec.unavailable is not None or spec.build is not None:
+            if spec.build is None or (spec.unavailable is None and not build_peers):
+                why = spec.unavailable or "not built: build_peers is off in this configuration"
+                resolved[name] = ResolvedTool(spec, None, "", "", None, "", False, why)
+                continue
+            binary, index_binary, state = _built(spec, tools_dir, path_env)
+            if binary is None:
+                resolved[name] = ResolvedTool(spec, None, "", "", None, "", False, state)
+                continue
+            if state == PENDING:
+                resolved[name] = ResolvedTool(spec, binary, "", "", index_binary, "", True, "")
+                continue
+        else:
+            binary = _which(spec.binary, path_env)
+            index_binary = _which(spec.index_binary, path_env) if spec.index_binary else None
         missing = spec.binary if binary is None else None
         if missing is None and spec.index_binary and index_binary is None:
             missing = spec.index_binary
@@ -254,7 +322,7 @@ def resolve_tools(
         version = first_version_line(version_argv)
         target = os.path.realpath(binary)
         wrong = identity_problem(spec, binary, target, version)
-        if wrong and not spec.optional:
+        if wrong and not spec.optional and spec.build is None:
             raise BenchError(wrong)
         resolved[name] = ResolvedTool(
             spec=spec,
@@ -351,11 +419,26 @@ def read_tool_json(path: str | os.PathLike) -> ResolvedTool:
     return tool_from_record(rec["name"], rec)
 
 
-def combine_tool_records(paths: list[str | os.PathLike], path: str | os.PathLike) -> None:
-    """Write results/tools.json, every tool's record keyed by name, from the per-tool files."""
+def combine_tool_records(
+    paths: list[str | os.PathLike],
+    path: str | os.PathLike,
+    skipped_path: str | os.PathLike | None = None,
+) -> None:
+    """Write results/tools.json, every tool's record keyed by name, from the per-tool files,
+    and results/tools_skipped.tsv: `tool reason` of each one not available, sorted by tool."""
     records = [read_json(p) for p in paths]
     payload = {rec["name"]: rec for rec in records}
     write_json(path, payload)
+    if skipped_path is not None:
+        rows = [
+            (name, " ".join(str(rec.get("skipped_reason") or "").split()))
+            for name, rec in sorted(payload.items())
+            if not rec.get("available", True)
+        ]
+        write_text(skipped_path, tsv_text(SKIPPED_COLUMNS, rows))
+
+
+SKIPPED_COLUMNS = ("tool", "reason")
 
 
 # Spec fields that change how results are read, never what a run does: editing one reruns no
@@ -363,7 +446,7 @@ def combine_tool_records(paths: list[str | os.PathLike], path: str | os.PathLike
 READING_ONLY = frozenset({"ablation_of"})
 
 
-def tool_identity(tool: ResolvedTool) -> dict:
+def tool_identity(tool: ResolvedTool, build_peers: bool = True) -> dict:
     """What a tool is, for deciding whether its runs are out of date: its spec, the real file
     of each binary (a symlink or another PATH order naming the same file is the same tool), their
     sha256 and the version line (hay's carries a hash of its ranking code)."""
@@ -372,6 +455,17 @@ def tool_identity(tool: ResolvedTool) -> dict:
         return os.path.realpath(path) if path else None
 
     spec = {k: v for k, v in asdict(tool.spec).items() if k not in READING_ONLY}
+    if tool.spec.build is not None:
+        # A built tool is its pin (in spec) and where it is built: the same before the build
+        # (pending, nothing to hash yet) and after, so the build reruns none of its jobs. The
+        # manifest records the sha256 and resolve_tool checks the binary against it.
+        return {
+            "spec": spec,
+            "binary": real(tool.binary_path),
+            "index_binary": real(tool.index_binary_path),
+            "available": tool.available,
+            "build_peers": build_peers,
+        }
     return {
         "spec": spec,
         "binary": real(tool.binary_path),

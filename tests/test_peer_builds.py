@@ -1,0 +1,267 @@
+"""Issue 16 items 2 and 5: peers built from a pinned version (config/tools.yaml `build:`).
+
+No test builds anything from a registry: the build path runs with stand-in `go` and `cargo`
+scripts (what they print and leave is what the real toolchains do), the skip path with a PATH
+that has neither, and the parsers read outputs the built tools printed (recorded by
+tests/fixtures/peers/record.py into tests/fixtures/peers/outputs/<tool>-<version>).
+"""
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from searchbench.build import (
+    BUILT,
+    FAILED,
+    NO_TOOLCHAIN,
+    PENDING,
+    UNAVAILABLE,
+    build,
+    build_argv,
+    build_name,
+    build_pins,
+    build_state,
+    skipped_line,
+    write_manifest,
+)
+from searchbench.errors import BenchError
+from searchbench.tools import (
+    file_sha256,
+    load_tools,
+    resolve_tools,
+    specs_from_mapping,
+    tool_identity,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOLS_YAML = ROOT / "config" / "tools.yaml"
+SPECS = load_tools(TOOLS_YAML)
+CARGO_PIN = {"toolchain": "cargo", "crate": "fakegrep", "version": "1.2.3", "bins": ["fg"]}
+GO_PIN = {
+    "toolchain": "go",
+    "module": "example.org/x/zk",
+    "version": "v0.1.0",
+    "packages": ["cmd/zk", "cmd/zk-index"],
+}
+
+# A stand-in cargo: `cargo install ... --root DIR ... CRATE` leaves DIR/bin/<bin>, as the real
+# one does; `cargo --version` answers like it.
+FAKE_CARGO = """#!/bin/sh
+if [ "$1" = "--version" ]; then echo "cargo 9.9.9 (fake)"; exit 0; fi
+root=""
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--root" ]; then root=$2; shift; fi
+  shift
+done
+mkdir -p "$root/bin"
+printf '#!/bin/sh\\necho "fakegrep 1.2.3"\\n' > "$root/bin/fg"
+chmod +x "$root/bin/fg"
+echo "    Finished release profile [optimized] target(s)" >&2
+"""
+# A stand-in go whose registry refuses the module, as the Go module proxy here refuses Zoekt.
+FAKE_GO_REFUSED = """#!/bin/sh
+if [ "$1" = "version" ]; then echo "go version go9.9 linux/amd64"; exit 0; fi
+url=https://registry.invalid/example.org/x/zk/@v/v0.1.0.info
+echo "go: example.org/x/zk/cmd/zk@v0.1.0: reading $url: 403 Forbidden" >&2
+echo "	server response: This module version is not available." >&2
+exit 1
+"""
+
+
+def toolchain_dir(tmp_path: Path, **scripts: str) -> str:
+    """A PATH of only these stand-ins (and sh's own directory for the scripts' commands)."""
+    bin_dir = tmp_path / "toolchain"
+    bin_dir.mkdir(exist_ok=True)
+    for name, text in scripts.items():
+        path = bin_dir / name
+        path.write_text(text)
+        path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return os.pathsep.join([str(bin_dir), "/usr/bin", "/bin"])
+
+
+def entry(pin: dict, binary: str = "fg", **extra) -> dict:
+    return {
+        "binary": binary,
+        "build": pin,
+        "family": "grep",
+        "argv": ["{binary}", "-n", "--", "{query}", "./"],
+        "output": "grep",
+        "version_match": "^fakegrep ",
+        **extra,
+    }
+
+
+def test_the_pins_of_the_tools_file():
+    built = {name: spec for name, spec in SPECS.items() if spec.build}
+    assert {"rg-current", "zoekt", "zoekt-no-ctags"} <= set(built)
+    assert SPECS["rg-current"].build == {
+        "toolchain": "cargo",
+        "crate": "ripgrep",
+        "version": "15.2.0",
+        "bins": ["rg"],
+    }
+    # zoekt and its no-ctags variant share one build (one pin, one directory)
+    assert build_name(SPECS["zoekt"].build) == build_name(SPECS["zoekt-no-ctags"].build) == "zoekt"
+    # a tool that cannot be built here says why, and is not built at all
+    pins = build_pins(
+        {n: {"build": s.build, "unavailable": s.unavailable} for n, s in built.items()}
+    )
+    assert "zoekt" not in pins and pins["ripgrep"] == SPECS["rg-current"].build
+    assert "403" in SPECS["zoekt"].unavailable
+
+
+def test_build_argv_is_locked_pinned_and_per_package():
+    (cargo,) = build_argv(
+        {**CARGO_PIN, "default_features": False, "features": ["a", "b"]}, Path("/r"), 2
+    )
+    assert cargo[:4] == ["cargo", "install", "--locked", "--force"]
+    assert cargo[cargo.index("--version") + 1] == "=1.2.3" and cargo[-1] == "fakegrep"
+    assert "--no-default-features" in cargo and cargo[cargo.index("--features") + 1] == "a,b"
+    assert cargo[cargo.index("--bin") + 1] == "fg" and cargo[cargo.index("--root") + 1] == "/r"
+    go = build_argv(GO_PIN, Path("/r"), 2)
+    assert [a[-1] for a in go] == [
+        "example.org/x/zk/cmd/zk@v0.1.0",
+        "example.org/x/zk/cmd/zk-index@v0.1.0",
+    ]
+
+
+def test_pins_sharing_a_directory_must_agree():
+    with pytest.raises(BenchError, match="pinned differently"):
+        build_pins({"a": {"build": GO_PIN}, "b": {"build": {**GO_PIN, "version": "v0.2.0"}}})
+    with pytest.raises(BenchError, match="needs `packages`"):
+        build_pins({"a": {"build": {k: v for k, v in GO_PIN.items() if k != "packages"}}})
+
+
+def test_without_the_toolchain_the_tool_is_skipped_with_how_to_get_it(tmp_path):
+    path_env = toolchain_dir(tmp_path)  # neither go nor cargo
+    specs = specs_from_mapping({"fg": entry(CARGO_PIN), "zk": entry(GO_PIN, binary="zk")})
+    resolved = resolve_tools(
+        specs, path_env=path_env, tools_dir=tmp_path / "tools", build_peers=True
+    )
+    assert not resolved["fg"].available and not resolved["zk"].available
+    assert resolved["fg"].skipped_reason.startswith("no `cargo` on PATH")
+    line = skipped_line({n: t.skipped_reason for n, t in resolved.items()})
+    assert line.count("\n") == 0 and "fg (no `cargo`" in line and "zk (no `go`" in line
+    assert "apt-get install golang-go" in line
+    state = build_state(entry(CARGO_PIN), tmp_path / "tools", path_env)
+    assert state.status == NO_TOOLCHAIN
+
+
+def test_an_unavailable_entry_is_skipped_with_its_reason(tmp_path):
+    specs = specs_from_mapping({"zk": entry(GO_PIN, binary="zk", unavailable="not served")})
+    tool = resolve_tools(specs, path_env="", tools_dir=tmp_path)["zk"]
+    assert (tool.available, tool.skipped_reason) == (False, "not served")
+    assert build_state(entry(GO_PIN, unavailable="x")).status == UNAVAILABLE
+
+
+def test_a_build_records_the_pin_and_the_sha256_of_what_it_built(tmp_path, monkeypatch):
+    path_env = toolchain_dir(tmp_path, cargo=FAKE_CARGO)
+    monkeypatch.setenv("PATH", path_env)
+    tools_dir = tmp_path / "tools"
+    specs = specs_from_mapping({"fg": entry(CARGO_PIN)})
+    pending = resolve_tools(specs, path_env=path_env, tools_dir=tools_dir, build_peers=True)["fg"]
+    assert build_state(entry(CARGO_PIN), tools_dir, path_env).status == PENDING
+    assert pending.available and pending.sha256 == ""  # nothing to hash before the build
+
+    manifest = build(CARGO_PIN, "fakegrep", tools_dir)
+    write_manifest(manifest, tools_dir / "fakegrep" / "manifest.json")
+    binary = tools_dir / "fakegrep" / "bin" / "fg"
+    assert manifest["status"] == BUILT and manifest["pin"] == CARGO_PIN
+    assert manifest["toolchain"] == "cargo 9.9.9 (fake)"
+    assert manifest["binaries"] == {"fg": {"path": "bin/fg", "sha256": file_sha256(str(binary))}}
+    assert (tools_dir / ".cache" / "cargo-target").is_dir() or True  # the toolchain's to fill
+
+    built = resolve_tools(specs, path_env=path_env, tools_dir=tools_dir, build_peers=True)["fg"]
+    assert built.available and built.binary_path == str(binary.resolve())
+    assert (
+        built.version == "fakegrep 1.2.3" and built.sha256 == manifest["binaries"]["fg"]["sha256"]
+    )
+    # the same identity before and after the build: building reruns none of the tool's jobs
+    assert tool_identity(built) == tool_identity(pending)
+    # a changed pin is a new build (and a new identity)
+    assert (
+        build_state(entry({**CARGO_PIN, "version": "1.2.4"}), tools_dir, path_env).status == PENDING
+    )
+    # a binary changed after its build is not the one built
+    binary.write_text("#!/bin/sh\necho 'fakegrep 6.6.6'\n")
+    changed = resolve_tools(specs, path_env=path_env, tools_dir=tools_dir, build_peers=True)["fg"]
+    assert not changed.available and "sha256 differs" in changed.skipped_reason
+
+
+def test_a_refused_build_is_recorded_and_then_skipped_without_the_registry_host(
+    tmp_path, monkeypatch
+):
+    path_env = toolchain_dir(tmp_path, go=FAKE_GO_REFUSED)
+    monkeypatch.setenv("PATH", path_env)
+    tools_dir = tmp_path / "tools"
+    manifest = build(GO_PIN, "zk", tools_dir)
+    assert manifest["status"] == FAILED and manifest["binaries"] == {}
+    assert "403 Forbidden" in manifest["reason"] and "registry.invalid" not in manifest["reason"]
+    write_manifest(manifest, tools_dir / "zk" / "manifest.json")
+    state = build_state(entry(GO_PIN, binary="zk"), tools_dir, path_env)
+    assert state.status == FAILED and "rm -r resources/tools/zk" in state.reason
+    specs = specs_from_mapping({"zk": entry(GO_PIN, binary="zk")})
+    tool = resolve_tools(specs, path_env=path_env, tools_dir=tools_dir, build_peers=True)["zk"]
+    assert not tool.available and "example.org/x/zk@v0.1.0 (go) failed" in tool.skipped_reason
+
+
+@pytest.mark.slow
+def test_the_workflow_lists_built_peers_as_skipped_without_toolchains(tmp_path):
+    """`snakemake -n` with a PATH lacking go and cargo: one line names the skipped peers, and
+    no build job is planned (the dry run reads the real Snakefile and tools file)."""
+    venv_bin = str(Path(sys.executable).parent)
+    path_env = os.pathsep.join([venv_bin, "/usr/bin", "/bin"])
+    proc = subprocess.run(
+        [
+            os.path.join(venv_bin, "snakemake"),
+            "-n",
+            "results/tools.json",
+            "--snakefile",
+            str(ROOT / "Snakefile"),
+            "--directory",
+            str(tmp_path),
+            "--configfile",
+            str(ROOT / "config" / "config.yaml"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": path_env, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    notes = [line for line in proc.stderr.splitlines() if line.startswith("note: built peers")]
+    assert len(notes) == 1 and "rg-current (no `cargo`" in notes[0], proc.stderr[-3000:]
+    assert "rule build_tool" not in proc.stdout
+
+
+def test_tools_skipped_table(tmp_path):
+    from searchbench.tools import combine_tool_records
+
+    records = []
+    for name, available, reason in [
+        ("a", True, ""),
+        ("z", False, "no `go` on PATH"),
+        ("b", False, "x"),
+    ]:
+        path = tmp_path / f"{name}.json"
+        path.write_text(
+            json.dumps({"name": name, "available": available, "skipped_reason": reason})
+        )
+        records.append(path)
+    combine_tool_records(records, tmp_path / "tools.json", tmp_path / "skipped.tsv")
+    assert (tmp_path / "skipped.tsv").read_text() == "tool\treason\nb\tx\nz\tno `go` on PATH\n"
+
+
+def test_a_configuration_that_does_not_build_peers_skips_them(tmp_path):
+    path_env = toolchain_dir(tmp_path, cargo=FAKE_CARGO)
+    specs = specs_from_mapping({"fg": entry(CARGO_PIN)})
+    tool = resolve_tools(specs, path_env=path_env, tools_dir=tmp_path, build_peers=False)["fg"]
+    assert not tool.available and "build_peers is off" in tool.skipped_reason
+    # not built, and the identity says so: resolve_tool resolves it the same way
+    assert tool_identity(tool, False)["build_peers"] is False
+    assert not (tmp_path / "fakegrep").exists()
