@@ -3,23 +3,26 @@ byte-identical to one pass over every file, whatever the number of shards."""
 
 import logging
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 from searchbench.scriptmain import run_script  # noqa: E402
-from searchbench.symbols import gather_shards, write_symbols_tsv, write_unseen_tsv  # noqa: E402
+from searchbench.symbols import gather_shards, read_unseen_tsv  # noqa: E402
 
 
 def main(smk) -> None:
-    symbols, unseen = gather_shards(smk.input.symbols, smk.input.unseen)
-    logging.info("shards\t%d", len(smk.input.symbols))
-    logging.info("declarations\t%d", len(symbols))
-    logging.info("distinct names\t%d", len({row.symbol for row in symbols}))
+    started = time.monotonic()
+    declarations, names = gather_shards(
+        smk.input.symbols, smk.input.unseen, Path(smk.output.symbols), Path(smk.output.unseen)
+    )
+    logging.info("gathered %d shards in %.1f s", len(smk.input.symbols), time.monotonic() - started)
+    logging.info("declarations\t%d", declarations)
+    logging.info("distinct names\t%d", names)
+    unseen = read_unseen_tsv(Path(smk.output.unseen))
     for reason in sorted({row.reason for row in unseen}):
         logging.info("unseen %s\t%d", reason, sum(row.reason == reason for row in unseen))
-    write_symbols_tsv(symbols, Path(smk.output.symbols))
-    write_unseen_tsv(unseen, Path(smk.output.unseen))
 
 
 run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

@@ -455,7 +455,8 @@ def _sharded_pass(root: Path, files, shards: int, out: Path, **kw) -> tuple[byte
         _write_pass(rows, unseen, part)
         symbol_paths.append(part / "symbols.tsv")
         unseen_paths.append(part / "unseen.tsv")
-    return _write_pass(*sym.gather_shards(symbol_paths, unseen_paths), out)
+    sym.gather_shards(symbol_paths, unseen_paths, out / "symbols.tsv", out / "unseen.tsv")
+    return (out / "symbols.tsv").read_bytes(), (out / "unseen.tsv").read_bytes()
 
 
 def test_sharded_symbol_pass_is_byte_identical_to_one_pass(corpus, tmp_path):
@@ -518,3 +519,34 @@ def test_shard_assignment_is_stable_and_covers_every_file():
     assert sym.shard_of("caf\udce9.c", 5) == sym.shard_of("caf\udce8.c", 5)
     with pytest.raises(BenchError, match="shard 3 of 3 does not exist"):
         sym.shard_files([], 3, 3)
+
+
+def test_gather_merges_shard_files_as_one_writer_sorts(tmp_path):
+    """The streaming merge orders lines as sort_symbols/sort_unseen do: line numbers as
+    numbers, non-ASCII names by code point, encoded paths; a repeated row once."""
+    rows = [
+        sym.SymbolRow(name, "function", "c", path, line, "c-function")
+        for name in ("b", "a", "\u00e9t\u00e9", "\u4e2d", "a_b", "aB")
+        for path in ("x y.c", "x.c", "caf\udce9.c", "x%.c")
+        for line in (9, 10, 100, 2)
+    ]
+    unseen = [sym.UnseenRow(p, "too-large", n) for p in ("b.c", "a b.c", "a.c") for n in (9, 10)]
+    sym.write_symbols_tsv(rows, tmp_path / "one" / "symbols.tsv")
+    sym.write_unseen_tsv(unseen, tmp_path / "one" / "unseen.tsv")
+    parts = []
+    for i in range(3):
+        sym.write_symbols_tsv(rows[i::3] + rows[:1], tmp_path / f"{i}" / "symbols.tsv")
+        sym.write_unseen_tsv(unseen[i::3], tmp_path / f"{i}" / "unseen.tsv")
+        parts.append(tmp_path / f"{i}")
+    counts = sym.gather_shards(
+        [p / "symbols.tsv" for p in parts],
+        [p / "unseen.tsv" for p in parts],
+        tmp_path / "all" / "symbols.tsv",
+        tmp_path / "all" / "unseen.tsv",
+    )
+    for name in ("symbols.tsv", "unseen.tsv"):
+        assert (tmp_path / "all" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
+    assert counts == (len(rows), 6)
+    (tmp_path / "0" / "unseen.tsv").write_text("path\treason\n")
+    with pytest.raises(BenchError, match="header"):
+        sym.gather_shards([], [tmp_path / "0" / "unseen.tsv"], tmp_path / "s", tmp_path / "u")
