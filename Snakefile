@@ -33,5 +33,7 @@ rule all:
     default_target: True
     input:
         all_targets(),
-        # a function: whether a docs track is measured is known once its queries are drawn
-        docs=lambda wildcards: [t for corpus in CORPORA for t in docs_targets(corpus)],
+        # a function: whether an optional track is measured is known once its queries are drawn
+        tracks=lambda wildcards: [
+            t for corpus in CORPORA for t in track_targets(corpus)
+        ],

@@ -37,6 +37,7 @@ from searchbench.configcheck import (  # noqa: E402
 from searchbench.corpora import directory_revision, is_local_git  # noqa: E402
 from searchbench.codehash import script_code_hash  # noqa: E402
 from searchbench.errors import BenchError  # noqa: E402
+from searchbench.measures import TRACKS as TRACK_NAMES  # noqa: E402
 from searchbench.report.inputs import rule_inputs  # noqa: E402
 from searchbench.headings import docs_shape, token_rules  # noqa: E402
 from searchbench.hay.signals import FALSE_FIRING_WORDS_FILE  # noqa: E402
@@ -53,7 +54,7 @@ BASEDIR = Path(workflow.basedir)
 SCHEMA = BASEDIR / "config" / "schema" / "config.schema.yaml"
 TOOLS_SCHEMA = BASEDIR / "config" / "schema" / "tools.schema.yaml"
 DOCS_TOKENS_SCHEMA = BASEDIR / "config" / "schema" / "docs_tokens.schema.yaml"
-TRACKS = ["code", "docs"]
+TRACKS = list(TRACK_NAMES)
 
 
 def stop(line: str) -> NoReturn:
@@ -108,6 +109,7 @@ except BenchError as err:
 ASTGREP_RULES = Path(config["astgrep_rules_dir"])
 if not ASTGREP_RULES.is_absolute() and not ASTGREP_RULES.exists():
     ASTGREP_RULES = BASEDIR / ASTGREP_RULES
+USES_RULES = side_file_path(config["usage"]["rules_dir"], BASEDIR)
 # A missing rules folder or an unknown query kind would fail only inside a job.
 _problem = (
     rules_problem(ASTGREP_RULES, LANGUAGES)
@@ -116,6 +118,11 @@ _problem = (
 )
 if _problem:
     stop(_problem)
+if not sorted(USES_RULES.glob("*.yml")):
+    stop(
+        f"usage.rules_dir: {config['usage']['rules_dir']} holds no ast-grep rule file (*.yml); "
+        "point it at config/astgrep_uses or a copy"
+    )
 if config["baseline"] not in config["tools"]:
     stop(unknown_name_line("tool", config["baseline"], config["tools"], "baseline"))
 for _tool in config["primary"]:
@@ -290,25 +297,71 @@ def timing_tables(corpus: str) -> list[str]:
     return [f"results/{corpus}/timing/{tool}.tsv" for tool in TOOLS]
 
 
-def measured_tracks(corpus: str) -> list[str]:
-    """The code track always; the docs track once its queries are drawn (checkpoint
-    doc_queries) and only with at least docs.min_queries of them: fewer can carry no
-    verdict, so nothing is run for them and the report says so from the docs funnel."""
-    queries = checkpoints.doc_queries.get(corpus=corpus).output.queries
+def behaviour_spec(corpus: str) -> dict:
+    return corpus_spec(corpus).get("behaviour") or {}
+
+
+# The behavioural track needs a logs folder and, per corpus, which repository it is.
+BEHAVIOUR_LOGS = config["behaviour"]["logs"]
+BEHAVIOUR_CORPORA = [c for c in CORPORA if BEHAVIOUR_LOGS and behaviour_spec(c)]
+if BEHAVIOUR_LOGS and not Path(BEHAVIOUR_LOGS).is_dir():
+    stop(
+        f"behaviour.logs: {BEHAVIOUR_LOGS} is not a folder; point it at your agent "
+        "transcripts (docs/behaviour.md) or set it to null"
+    )
+
+
+@functools.cache
+def logs_revision() -> str:
+    """What the transcripts folder holds now (a content hash), so new logs remine."""
+    return directory_revision(Path(BEHAVIOUR_LOGS)) if BEHAVIOUR_LOGS else ""
+
+
+def track_checkpoint(track: str):
+    """The checkpoint that draws an optional track's queries."""
+    return {
+        "docs": checkpoints.doc_queries,
+        "usage": checkpoints.usage_queries,
+        "behaviour": checkpoints.behaviour_queries,
+    }[track]
+
+
+def offered_tracks(corpus: str) -> list[str]:
+    """The tracks whose queries are drawn for a corpus (measured or not)."""
+    optional = ["docs", "usage"] + (
+        ["behaviour"] if corpus in BEHAVIOUR_CORPORA else []
+    )
+    return ["code", *optional]
+
+
+def is_measured(corpus: str, track: str) -> bool:
+    """The code track always; another once its queries are drawn (its checkpoint) and only
+    with at least {track}.min_queries of them: fewer can carry no verdict, so nothing is run
+    for them and the report says so from the track's funnel. Only that track's checkpoint is
+    waited on."""
+    if track == "code":
+        return True
+    if track not in offered_tracks(corpus):
+        return False
+    queries = track_checkpoint(track).get(corpus=corpus).output.queries
     with open(queries, encoding="utf-8") as handle:
         drawn = sum(1 for _ in handle) - 1
-    return ["code", "docs"] if drawn >= config["docs"]["min_queries"] else ["code"]
+    return drawn >= config[track]["min_queries"]
+
+
+def measured_tracks(corpus: str) -> list[str]:
+    return [t for t in offered_tracks(corpus) if is_measured(corpus, t)]
 
 
 def on_track(track: str, pattern: str, **wildcards) -> list[str]:
-    """pattern for one track, over every corpus (or the one given) that measures it. Only the
-    docs track waits on the checkpoint: an input function asking for the code track alone
+    """pattern for one track, over every corpus (or the one given) that measures it. Only an
+    optional track waits on its checkpoint: an input function asking for the code track alone
     never does, so a dry run still plans the code track's jobs."""
     corpora = [wildcards.pop("corpus")] if "corpus" in wildcards else CORPORA
     return [
         pattern.format(corpus=corpus, track=track, **wildcards)
         for corpus in corpora
-        if track == "code" or track in measured_tracks(corpus)
+        if is_measured(corpus, track)
     ]
 
 
@@ -333,6 +386,10 @@ def report_keys(keyed_by: str, track: str) -> list[dict[str, str]]:
         return [{}]
     if keyed_by == "corpus":
         return corpora
+    if keyed_by == "behaviour corpus":
+        return [{"corpus": c} for c in BEHAVIOUR_CORPORA]
+    if keyed_by == "behaviour run":
+        return [{}] if BEHAVIOUR_CORPORA else []
     if keyed_by == "timed tool":
         return (
             [{"corpus": c, "tool": t} for c in CORPORA for t in TOOLS]
@@ -341,11 +398,7 @@ def report_keys(keyed_by: str, track: str) -> list[dict[str, str]]:
         )
     if keyed_by == "indexed tool":
         return [{"corpus": c, "tool": t} for c in CORPORA for t in INDEXED_TOOLS]
-    sections = [
-        {"corpus": c, "track": track}
-        for c in CORPORA
-        if track == "code" or track in measured_tracks(c)
-    ]
+    sections = [{"corpus": c, "track": track} for c in CORPORA if is_measured(c, track)]
     if keyed_by == "track":
         return sections
     if keyed_by == "pooled track":
@@ -360,14 +413,14 @@ def report_input_paths(track: str) -> dict[str, list[str]]:
 def report_input_keys() -> dict[str, list[list[str]]]:
     return {
         name: i["keys"]
-        for track in ("code", "docs")
+        for track in TRACKS
         for name, i in rule_inputs(track, report_keys).items()
     }
 
 
 def corpus_targets(corpus: str) -> list[str]:
     """A corpus's targets known before any job: the code track's, the audits, the timing and
-    the docs track's queries (whether the docs track is measured: docs_targets)."""
+    the optional tracks' queries (whether each is measured: track_targets)."""
     return [
         f"results/{corpus}/code/inference.json",
         f"results/{corpus}/code/by_language.json",
@@ -380,16 +433,21 @@ def corpus_targets(corpus: str) -> list[str]:
         f"results/{corpus}/code/scores.tsv",
         f"results/{corpus}/code/gt_audit_summary.tsv",
         f"results/{corpus}/docs/declared_in_code.tsv",
+        f"results/{corpus}/usage/queries.tsv",
+        *(
+            [f"results/{corpus}/behaviour/queries.tsv"]
+            if corpus in BEHAVIOUR_CORPORA
+            else []
+        ),
         f"results/{corpus}/fileset_audit.tsv",
         *timing_tables(corpus),
     ]
 
 
-def docs_targets(corpus: str) -> list[str]:
-    """The docs track's scores and inference, when it is measured (a separate input
-    function: only it waits on the checkpoint, so a dry run still plans everything else).
-    """
-    tracks = [t for t in measured_tracks(corpus) if t != "code"]
+def track_targets(corpus: str, only: str = "") -> list[str]:
+    """The optional tracks' scores and inference, where measured (a separate input function:
+    only it waits on the checkpoints, so a dry run still plans everything else)."""
+    tracks = [t for t in measured_tracks(corpus) if t != "code" and only in ("", t)]
     return [
         f"results/{corpus}/{t}/{name}"
         for t in tracks

@@ -95,3 +95,112 @@ checkpoint doc_queries:
         rerun_on_code=code_hash("queries"),
     script:
         "../scripts/queries.py"
+
+
+# The behavioural track (docs/behaviour.md): only with `behaviour.logs` set. The logs folder's
+# content hash is a param, so new transcripts remine and nothing else does.
+rule mine_transcripts:
+    input:
+        logs=BEHAVIOUR_LOGS or [],
+    output:
+        mined="results/transcripts/mined.tsv",
+        report="results/transcripts/mining.tsv",
+    log:
+        "results/logs/transcripts/mine.log",
+    benchmark:
+        "results/benchmarks/transcripts/mine.tsv"
+    conda:
+        "../envs/python.yaml"
+    params:
+        logs=BEHAVIOUR_LOGS,
+        logs_revision=lambda wildcards: logs_revision(),
+        window=config["behaviour"]["window"],
+        min_length=config["behaviour"]["min_length"],
+        pins=config["behaviour"]["pins"],
+        rerun_on_code=code_hash("mine_transcripts"),
+    script:
+        "../scripts/mine_transcripts.py"
+
+
+checkpoint behaviour_queries:
+    input:
+        root="resources/corpora/{corpus}",
+        corpus="results/{corpus}/corpus.json",
+        files="results/{corpus}/files.tsv",
+        mined="results/transcripts/mined.tsv",
+    output:
+        queries="results/{corpus}/behaviour/queries.tsv",
+        qrels="results/{corpus}/behaviour/qrels.txt",
+        funnel="results/{corpus}/behaviour/funnel.tsv",
+    log:
+        "results/logs/{corpus}/behaviour_queries.log",
+    benchmark:
+        "results/benchmarks/{corpus}/behaviour_queries.tsv"
+    conda:
+        "../envs/python.yaml"
+    params:
+        corpus=lambda wildcards: wildcards.corpus,
+        repositories=lambda wildcards: behaviour_spec(wildcards.corpus)["repositories"],
+        revision=lambda wildcards: behaviour_spec(wildcards.corpus).get("revision", ""),
+        seed=config["seed"],
+        n=config["queries_per_corpus"],
+        min_length=config["behaviour"]["min_length"],
+        rerun_on_code=code_hash("behaviour_queries"),
+    script:
+        "../scripts/behaviour_queries.py"
+
+
+# The usage track (docs/usage.md): every use of a name the parser sees, then the questions.
+rule uses:
+    input:
+        root="resources/corpora/{corpus}",
+        files="results/{corpus}/files.tsv",
+        rules=sorted(str(p) for p in USES_RULES.glob("*.yml")),
+    output:
+        uses="results/{corpus}/uses.tsv",
+    log:
+        "results/logs/{corpus}/uses.log",
+    benchmark:
+        "results/benchmarks/{corpus}/uses.tsv"
+    conda:
+        "../envs/tools.yaml"
+    threads: 2
+    params:
+        rules_dir=lambda wildcards, input: str(Path(input.rules[0]).parent),
+        languages_file=config["languages_file"],
+        max_parse_bytes=config["max_parse_bytes"],
+        max_line_bytes=config["max_line_bytes"],
+        rerun_on_code=code_hash("uses"),
+    script:
+        "../scripts/uses.py"
+
+
+checkpoint usage_queries:
+    input:
+        root="resources/corpora/{corpus}",
+        symbols="results/{corpus}/symbols.tsv",
+        unseen="results/{corpus}/unseen.tsv",
+        uses="results/{corpus}/uses.tsv",
+    output:
+        queries="results/{corpus}/usage/queries.tsv",
+        qrels="results/{corpus}/usage/qrels.txt",
+        funnel="results/{corpus}/usage/funnel.tsv",
+        audit="results/{corpus}/usage/audit.tsv",
+    log:
+        "results/logs/{corpus}/usage_queries.log",
+    benchmark:
+        "results/benchmarks/{corpus}/usage_queries.tsv"
+    conda:
+        "../envs/tools.yaml"
+    threads: 2
+    params:
+        corpus=lambda wildcards: wildcards.corpus,
+        seed=config["seed"],
+        n=config["queries_per_corpus"],
+        min_length=config["min_symbol_length"],
+        min_other_files=config["usage"]["min_other_files"],
+        max_files=config["usage"]["max_files"],
+        audit_sample=config["usage"]["audit_sample"],
+        rerun_on_code=code_hash("usage_queries"),
+    script:
+        "../scripts/usage_queries.py"

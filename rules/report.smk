@@ -1,9 +1,11 @@
 rule report:
     input:
         # Every artifact of searchbench/report/inputs.py ARTIFACTS, one named input each;
-        # the docs track's are separate: only they wait on its queries' checkpoint.
+        # each optional track's are separate: only they wait on its queries' checkpoint.
         unpack(lambda wildcards: report_input_paths("code")),
         unpack(lambda wildcards: report_input_paths("docs")),
+        unpack(lambda wildcards: report_input_paths("usage")),
+        unpack(lambda wildcards: report_input_paths("behaviour")),
     output:
         html=report(
             "results/report/index.html",

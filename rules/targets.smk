@@ -5,7 +5,7 @@
 rule corpus_done:
     input:
         known=lambda wildcards: corpus_targets(wildcards.corpus),
-        docs=lambda wildcards: docs_targets(wildcards.corpus),
+        tracks=lambda wildcards: track_targets(wildcards.corpus),
     output:
         "results/{corpus}/done.txt",
     log:
@@ -35,5 +35,17 @@ rule unknown_target:
 rule docs_track:
     input:
         drawn=expand("results/{corpus}/docs/declared_in_code.tsv", corpus=CORPORA),
-        measured=lambda wildcards: [t for c in CORPORA for t in docs_targets(c)],
+        measured=lambda wildcards: [
+            t for c in CORPORA for t in track_targets(c, "docs")
+        ],
+    localrule: True
+
+
+# `snakemake --cores 2 usage_track`: the usage track alone, every corpus.
+rule usage_track:
+    input:
+        drawn=expand("results/{corpus}/usage/queries.tsv", corpus=CORPORA),
+        measured=lambda wildcards: [
+            t for c in CORPORA for t in track_targets(c, "usage")
+        ],
     localrule: True

@@ -188,6 +188,7 @@ RUN_NAMES = (
     "false_firings.tsv",
     "false_firing_effect.tsv",
     "false_firing_words.txt",
+    "transcripts",
     "tools_skipped.tsv",
 )
 CORPUS_NAMES = (
@@ -197,6 +198,7 @@ CORPUS_NAMES = (
     "symbols.tsv",
     "symbols",
     "unseen.tsv",
+    "uses.tsv",
     "fileset_audit.tsv",
     "false_firings.tsv",
     "filesets",

@@ -72,6 +72,10 @@ MEASURES: tuple[Measure, ...] = (
 METRICS: tuple[str, ...] = tuple(m.name for m in MEASURES)
 METRIC_LABELS: tuple[tuple[str, str], ...] = tuple((m.name, m.label) for m in MEASURES)
 PRIMARY_METRIC: str = next(m.name for m in MEASURES if m.primary)
+# Every track, the `{track}` wildcard's values: code is always measured; the others once their
+# queries are drawn, and enough of them (rules/common.smk measured_tracks); behaviour only where
+# agent transcripts are configured.
+TRACKS: tuple[str, ...] = ("code", "docs", "usage", "behaviour")
 # Tracks whose questions have several right files are judged on nDCG@10 (docs/method.md §4):
 # MRR sees only the first right file.
 TRACK_PRIMARY_METRIC: dict[str, str] = {"usage": "ndcg10", "behaviour": "ndcg10"}

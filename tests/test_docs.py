@@ -67,8 +67,9 @@ def test_no_rule_output_is_caught_by_the_unknown_target_rule(rule_outputs):
     RUN_NAMES), else the catch-all stops the run with "not configured" (false_firings.tsv
     and index/ both were)."""
     from searchbench.configcheck import unknown_target_pattern
+    from searchbench.measures import TRACKS
 
-    caught = re.compile(unknown_target_pattern(["acorpus"], ["code", "docs"]))
+    caught = re.compile(unknown_target_pattern(["acorpus"], TRACKS))
     examples = {"corpus": "acorpus", "track": "code", "tool": "rg", "run_name": "default"}
     filled = [
         re.sub(r"\{(\w+)\}", lambda m: examples.get(m.group(1), "x"), p).removeprefix("results/")

@@ -472,7 +472,7 @@ def test_script_gives_byte_identical_outputs(built: Path, tmp_path: Path) -> Non
 
 def test_rule_inputs_key_every_path_by_its_wildcards() -> None:
     """The rule's inputs and params.input_keys come from one table: each path is its pattern
-    filled with its key, the docs track's per-track inputs are docs_*, and a key list that
+    filled with its key, an optional track's per-track inputs are {track}_*, and a key list that
     does not match its paths is refused."""
 
     def keys_of(keyed_by: str, track: str) -> list[dict[str, str]]:
@@ -485,12 +485,16 @@ def test_rule_inputs_key_every_path_by_its_wildcards() -> None:
             "track": [{**c, "track": track} for c in corpora],
             "track, fast-path tool": [{**c, "track": track, "tool": "ugrep"} for c in corpora],
             "pooled track": [{"track": track}],
+            "behaviour corpus": corpora[:1],
+            "behaviour run": [{}],
         }[keyed_by]
 
     code, docs = rule_inputs("code", keys_of), rule_inputs("docs", keys_of)
+    usage = rule_inputs("usage", keys_of)
     assert set(code) == set(ARTIFACTS)
     assert set(docs) == {
         "docs_scores",
+        "docs_qrels",
         "docs_inference",
         "docs_power",
         "docs_fast_path",
@@ -506,14 +510,19 @@ def test_rule_inputs_key_every_path_by_its_wildcards() -> None:
     assert docs["docs_fast_path"]["keys"][1] == ["a.corpus", "docs", "ugrep"]
     assert code["timing"]["keys"] == [["b-corpus", "rg"], ["a.corpus", "rg"]]
     assert code["index_cost"]["paths"][1] == "results/a.corpus/index/ctags.json"
-    rule_input = SimpleNamespace(**{n: i["paths"] for n, i in {**code, **docs}.items()})
-    keys = {n: i["keys"] for n, i in {**code, **docs}.items()}
+    assert set(usage) == {n.replace("docs_", "usage_", 1) for n in docs}
+    assert code["behaviour_funnel"]["paths"] == ["results/b-corpus/behaviour/funnel.tsv"]
+    every = {**code, **docs, **usage}
+    rule_input = SimpleNamespace(**{n: i["paths"] for n, i in every.items()})
+    keys = {n: i["keys"] for n, i in every.items()}
     got = ReportInputs.from_rule(rule_input, keys, config={}, config_hash="", command="")
     assert got.keyed("scores") == {
         ("a.corpus", "code"): Path("results/a.corpus/code/scores.tsv"),
         ("a.corpus", "docs"): Path("results/a.corpus/docs/scores.tsv"),
+        ("a.corpus", "usage"): Path("results/a.corpus/usage/scores.tsv"),
         ("b-corpus", "code"): Path("results/b-corpus/code/scores.tsv"),
         ("b-corpus", "docs"): Path("results/b-corpus/docs/scores.tsv"),
+        ("b-corpus", "usage"): Path("results/b-corpus/usage/scores.tsv"),
     }
     assert got.by_corpus("docs_funnel")["a.corpus"] == Path("results/a.corpus/docs/funnel.tsv")
     with pytest.raises(BenchError, match="report input scores: 2 paths but 1 keys"):

@@ -351,6 +351,9 @@ def corpus_jobs(corpus: str, tools: tuple[str, ...] = ("grep", "hay", "rg", "wra
         # the docs track's queries; its runs follow only with enough of them (a checkpoint)
         job("doc_headings", corpus=corpus),
         job("doc_queries", corpus=corpus),
+        # the usage track's, likewise (too few uses here: it is not measured)
+        job("uses", corpus=corpus),
+        job("usage_queries", corpus=corpus),
         job("list_files", corpus=corpus, tool="rg"),
         job("fileset_audit", corpus=corpus),
         job("score", corpus=corpus, track="code"),
@@ -400,8 +403,12 @@ def test_editing_one_file_of_a_local_directory_reruns_only_that_corpus(fx):
 def _query_jobs() -> set[Job]:
     """What follows from a new query sample on every corpus."""
     return (
-        # both tracks' samples depend on the seed and the sample size
-        {job(rule, corpus=c) for c in CORPORA for rule in ("queries", "gt_audit", "doc_queries")}
+        # every track's samples depend on the seed and the sample size
+        {
+            job(rule, corpus=c)
+            for c in CORPORA
+            for rule in ("queries", "gt_audit", "doc_queries", "usage_queries")
+        }
         | {job("search", corpus=c, track="code", tool=t) for c in CORPORA for t in TOOLS}
         | {job("run_metadata", corpus=c, track="code", tool=t) for c in CORPORA for t in TOOLS}
         | {job("timing", corpus=c, tool=t) for c in CORPORA for t in TOOLS}
@@ -426,7 +433,7 @@ def test_changing_the_shard_count_reruns_the_symbol_pass_and_what_follows(fx):
     fx.config["symbols"] = {"shards": 3}
     fx.write()
     # symbols.tsv comes out byte-identical, but Snakemake reruns what reads a rewritten file.
-    kept = {"fetch_corpus", "list_files", "fileset_audit", "doc_headings", "symbols_shard"}
+    kept = {"fetch_corpus", "list_files", "fileset_audit", "doc_headings", "symbols_shard", "uses"}
     assert fx.planned() == REPORT | {
         *(j for c in CORPORA for j in corpus_jobs(c) if j[0] not in kept),
         *(
