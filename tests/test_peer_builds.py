@@ -8,6 +8,8 @@ tests/fixtures/peers/record.py into tests/fixtures/peers/outputs/<tool>-<version
 
 import json
 import os
+import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -30,6 +32,7 @@ from searchbench.build import (
     write_manifest,
 )
 from searchbench.errors import BenchError
+from searchbench.parsers import parse_output
 from searchbench.tools import (
     file_sha256,
     load_tools,
@@ -265,3 +268,45 @@ def test_a_configuration_that_does_not_build_peers_skips_them(tmp_path):
     # not built, and the identity says so: resolve_tool resolves it the same way
     assert tool_identity(tool, False)["build_peers"] is False
     assert not (tmp_path / "fakegrep").exists()
+
+
+PEERS_DIR = ROOT / "tests" / "fixtures" / "peers"
+
+
+def recorded_matches(tool: str) -> dict[str, list[tuple[bytes, int]]]:
+    """query -> (path, line) pairs, parsed from the tool's output recorded by record.py."""
+    (out_dir,) = sorted((PEERS_DIR / "outputs").glob(f"{tool}-*"))
+    manifest = json.loads((out_dir / "manifest.json").read_text(encoding="utf-8"))
+    spec = SPECS[tool]
+    assert manifest["output"] == spec.output
+    assert re.search(spec.version_match, manifest["version"]), manifest["version"]
+    tree = PEERS_DIR / "tree"
+    known = {os.fsencode(p.relative_to(tree)) for p in tree.rglob("*") if not p.is_dir()}
+    got = {}
+    for rec in manifest["records"]:
+        assert rec["exit_code"] == 0 or rec["exit_code"] in spec.no_match_exit, rec
+        data = (out_dir / rec["file"]).read_bytes()
+        got[rec["query"]] = [(m.path, m.line) for m in parse_output(spec.output, data, known)]
+    return got
+
+
+def test_rg_current_output_parses_like_the_wheels_rg():
+    """ripgrep 15.2.0, built by build_tool, on the peers' tree: what the baseline (the 14.1
+    wheel) finds, in --sort path order, hidden files in, symlinks not followed."""
+    got = recorded_matches("rg-current")
+    ring = got["ring_push"]
+    assert ring[0] == (b".hidden/hidden.c", 1) and (b"src/c/ring.c", 3) in ring
+    assert [p for p, _ in ring] == sorted((p for p, _ in ring), key=lambda p: p.split(b"/"))
+    assert not any(p == b"link.c" for p, _ in ring)
+    assert got["spaced_fn"] == [(b"with space/spaced.c", 1)]
+    for query in ("-rf", "a.b", "$x"):
+        assert got[query] == [(b"docs/README.md", 3)], query  # literal, never an option
+    assert got["ring_.ush"] == [] and got["no_such_name"] == []
+    wheel_rg = shutil.which("rg", path=os.path.dirname(sys.executable))
+    if wheel_rg:  # the baseline's rg (the wheel) prints the same for the same argv
+        (out_dir,) = sorted((PEERS_DIR / "outputs").glob("rg-current-*"))
+        first = json.loads((out_dir / "manifest.json").read_text())["records"][0]
+        proc = subprocess.run(
+            [wheel_rg, *first["argv"]], cwd=PEERS_DIR / "tree", capture_output=True
+        )
+        assert [(m.path, m.line) for m in parse_output("grep-null", proc.stdout)] == ring
