@@ -38,6 +38,8 @@ QUERY_GUARDS = ("-e", "--regexp", "--", "-")
 # An element that embeds the query as an option's value, e.g. ast-grep's `--pattern={query}`.
 QUERY_PREFIXES = ("--pattern=", "--regexp=")
 PLACEHOLDERS = ("{binary}", "{query}", "{index}", "{index_binary}")
+# This repository's own programs (hay, lsp-symbol).
+REPO_BIN = Path(__file__).resolve().parents[1] / "bin"
 # Placeholders an `env` value may hold: the index directory and the corpus root (real path).
 ENV_PLACEHOLDERS = ("{index}", "{root}")
 # What a query is escaped against when the tool reads it as a regular expression and has no
@@ -259,12 +261,15 @@ def _built(
     if state.status not in (BUILT, PENDING):
         return None, None, state.reason
     binary = binary_path(tools_dir, spec.build, spec.binary)
-    index_binary = (
+    # An index_binary in this repository's bin/ (lsp-symbol, the language servers' client:
+    # gopls is built) is ours, never a file of the build.
+    own = _which(spec.index_binary, str(REPO_BIN)) if spec.index_binary else None
+    index_binary = own or (
         binary_path(tools_dir, spec.build, spec.index_binary) if spec.index_binary else None
     )
     if state.status == BUILT:
         manifest = read_manifest(tools_dir / build_name(spec.build) / "manifest.json") or {}
-        for path in filter(None, (binary, index_binary)):
+        for path in filter(None, (binary, None if own else index_binary)):
             problem = check_built_binary(path, manifest)
             if problem:
                 return None, None, f"built binary: {problem}"

@@ -1,0 +1,575 @@
+"""A small Language Server Protocol client: JSON-RPC over a server's stdin/stdout.
+
+bin/lsp-symbol runs one `workspace/symbol` request per process with it (config/tools.yaml,
+family language-server). Why not a library: pygls's client is asyncio-based and brings pygls,
+lsprotocol and cattrs; multilspy downloads its servers at run time. What is needed is the base
+protocol (Content-Length framed JSON), a request/response loop with deadlines, answers to the
+few requests servers send the client, and progress tracking to know when a server is ready.
+"""
+
+import contextlib
+import json
+import os
+import select
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote, urlparse
+
+READ_SIZE = 1 << 16
+
+
+class LspError(Exception):
+    """The server died, broke the protocol, answered with an error or ran out of time."""
+
+
+class LspTimeout(LspError):
+    pass
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One base-protocol frame: `Content-Length: N\\r\\n\\r\\n` and N bytes of UTF-8 JSON."""
+    body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+class FrameReader:
+    """Splits a byte stream into JSON messages (headers other than Content-Length ignored)."""
+
+    def __init__(self) -> None:
+        self.buffer = b""
+
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
+        self.buffer += data
+        messages = []
+        while True:
+            end = self.buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return messages
+            length = None
+            for line in self.buffer[:end].split(b"\r\n"):
+                key, _, value = line.partition(b":")
+                if key.strip().lower() == b"content-length":
+                    length = int(value.strip())
+            if length is None:
+                raise LspError(f"frame without Content-Length: {self.buffer[:end]!r}")
+            start = end + 4
+            if len(self.buffer) < start + length:
+                return messages
+            body = self.buffer[start : start + length]
+            self.buffer = self.buffer[start + length :]
+            try:
+                messages.append(json.loads(body))
+            except ValueError as err:
+                raise LspError(f"body is not JSON: {body[:200]!r}") from err
+
+
+def path_to_uri(path: str | os.PathLike) -> str:
+    return "file://" + quote(os.path.realpath(path))
+
+
+def uri_to_path(uri: str) -> str | None:
+    """The local path a file: URI names, None for any other scheme."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    return unquote(parsed.path)
+
+
+class Client:
+    """A language server started as a child process (in our process group, so a kill of the
+    group by the runner takes it along), spoken to over its stdin/stdout."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        cwd: str,
+        env: dict[str, str] | None = None,
+        stderr: Any = subprocess.DEVNULL,
+    ) -> None:
+        try:
+            self.proc = subprocess.Popen(
+                list(argv), cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=stderr,
+            )  # fmt: skip
+        except OSError as err:
+            raise LspError(f"cannot start {argv[0]}: {err.strerror}") from err
+        self.reader = FrameReader()
+        self.pending: list[dict[str, Any]] = []
+        self.next_id = 0
+        self.progress_active: set[Any] = set()
+        self.progress_seen = 0
+        self.last_activity = time.monotonic()
+        # answers to requests the server sends us: method -> params -> result
+        self.handlers: dict[str, Callable[[Any], Any]] = {
+            "window/workDoneProgress/create": lambda params: None,
+            "client/registerCapability": lambda params: None,
+            "client/unregisterCapability": lambda params: None,
+            "window/showMessageRequest": lambda params: None,
+            "workspace/configuration": lambda params: [None] * len(params.get("items", [])),
+            "workspace/workspaceFolders": lambda params: None,
+        }
+
+    # -- sending ---------------------------------------------------------------------------
+    def _send(self, message: dict[str, Any]) -> None:
+        message = {"jsonrpc": "2.0", **message}
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(encode(message))
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError) as err:
+            raise LspError(f"server closed its input ({self._exit_note()})") from err
+
+    def notify(self, method: str, params: Any = None) -> None:
+        self._send({"method": method, **({} if params is None else {"params": params})})
+
+    def request(self, method: str, params: Any, deadline: float) -> Any:
+        """Send a request and return its result, serving the server's own requests meanwhile."""
+        self.next_id += 1
+        ident = self.next_id
+        self._send({"id": ident, "method": method, "params": params})
+        while True:
+            for i, message in enumerate(self.pending):
+                if message.get("id") == ident and "method" not in message:
+                    del self.pending[i]
+                    if "error" in message:
+                        err = message["error"]
+                        raise LspError(f"{method}: error {err.get('code')}: {err.get('message')}")
+                    return message.get("result")
+            self._pump(deadline, what=method)
+
+    # -- receiving -------------------------------------------------------------------------
+    def _exit_note(self) -> str:
+        code = self.proc.poll()
+        return "still running" if code is None else f"exit {code}"
+
+    def _pump(self, deadline: float, what: str) -> bool:
+        """Read what the server sends until deadline; handle it. False on timeout."""
+        assert self.proc.stdout is not None
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise LspTimeout(f"{what}: no answer in time")
+        ready, _, _ = select.select([self.proc.stdout], [], [], left)
+        if not ready:
+            raise LspTimeout(f"{what}: no answer in time")
+        data = os.read(self.proc.stdout.fileno(), READ_SIZE)
+        if not data:
+            self.proc.wait()
+            raise LspError(f"{what}: server closed its output ({self._exit_note()})")
+        for message in self.reader.feed(data):
+            self._handle(message)
+        return True
+
+    def _handle(self, message: dict[str, Any]) -> None:
+        self.last_activity = time.monotonic()
+        method = message.get("method")
+        if method is None:
+            self.pending.append(message)  # a response
+            return
+        if "id" in message:  # a request from the server
+            handler = self.handlers.get(method)
+            if handler is None:
+                self._send(
+                    {"id": message["id"], "error": {"code": -32601, "message": "not supported"}}
+                )
+            else:
+                self._send({"id": message["id"], "result": handler(message.get("params") or {})})
+            return
+        if method == "$/progress":
+            params = message.get("params") or {}
+            kind = (params.get("value") or {}).get("kind")
+            if kind == "begin":
+                self.progress_active.add(params.get("token"))
+                self.progress_seen += 1
+            elif kind == "end":
+                self.progress_active.discard(params.get("token"))
+
+    def wait_ready(self, deadline: float, quiet: float, first: float) -> bool:
+        """Wait until every work-done progress the server began has ended and it has been
+        silent for `quiet` seconds; a server that began none gets `first` seconds to begin
+        one. False when the deadline came first (the caller then asks anyway)."""
+        start = time.monotonic()
+        while True:
+            now = time.monotonic()
+            settled = not self.progress_active and now - self.last_activity >= quiet
+            if settled and (self.progress_seen or now - start >= first):
+                return True
+            if now >= deadline:
+                return False
+            wake = min(deadline, self.last_activity + quiet, start + first)
+            if self.progress_active or wake <= now:
+                wake = min(deadline, now + quiet)
+            try:
+                self._pump(wake, what="waiting for the server")
+            except LspTimeout:
+                continue
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def initialize(
+        self, root: str, deadline: float, options: Any = None, name: str = "searchbench"
+    ) -> Any:
+        uri = path_to_uri(root)
+        params = {
+            "processId": os.getpid(),
+            "clientInfo": {"name": name},
+            "rootUri": uri,
+            "rootPath": os.path.realpath(root),
+            "workspaceFolders": [{"uri": uri, "name": Path(root).resolve().name}],
+            "capabilities": {
+                "window": {"workDoneProgress": True},
+                "workspace": {
+                    "symbol": {"dynamicRegistration": False},
+                    "workspaceFolders": True,
+                    "configuration": True,
+                },
+                "textDocument": {"synchronization": {"dynamicRegistration": False}},
+            },
+        }
+        if options is not None:
+            params["initializationOptions"] = options
+        result = self.request("initialize", params, deadline)
+        self.notify("initialized", {})
+        return result
+
+    def open(self, path: str, language: str) -> None:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        doc = {"uri": path_to_uri(path), "languageId": language, "version": 1, "text": text}
+        self.notify("textDocument/didOpen", {"textDocument": doc})
+
+    def shutdown(self, grace: float = 5.0) -> int | None:
+        """shutdown, exit, then wait; past `grace` the server and its children are killed."""
+        deadline = time.monotonic() + grace
+        try:
+            if self.proc.poll() is None:
+                self.request("shutdown", None, deadline)
+                self.notify("exit")
+        except LspError:
+            pass
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            return self.proc.wait(max(deadline - time.monotonic(), 0.1))
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return None
+
+    def kill(self) -> None:
+        """Kill the server and every descendant it left (tsserver's node children)."""
+        for pid in [self.proc.pid, *descendants(self.proc.pid)]:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        self.proc.wait()
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of pid, from /proc (no psutil: bin/lsp-symbol runs without the
+    venv's site-packages, as bin/hay does)."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        parents.setdefault(int(fields[1]), []).append(int(entry))
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def symbol_location(symbol: dict[str, Any]) -> tuple[str | None, int]:
+    """(path, 1-based line) of a SymbolInformation or WorkspaceSymbol (line 1 when a
+    WorkspaceSymbol carries no range)."""
+    location = symbol.get("location") or {}
+    path = uri_to_path(location.get("uri", ""))
+    start = (location.get("range") or {}).get("start") or {}
+    return path, int(start.get("line", 0)) + 1
+
+
+def name_matches(name: str, query: str, qualified: bool) -> bool:
+    """The server's name is the query exactly; with `qualified`, also `X.query` (gopls names
+    methods and fields Type.Name and, by symbolStyle, prefixes a package)."""
+    return name == query or (qualified and name.endswith("." + query))
+
+
+def result_lines(
+    symbols: list[dict[str, Any]] | None, query: str, root: str, qualified: bool = False
+) -> tuple[list[bytes], int, int]:
+    """grep-null lines (path NUL line ":" name) of the symbols named exactly `query`, in the
+    server's order, paths relative to root; with the counts of symbols dropped because
+    another name matched fuzzily and because they lie outside root (system headers,
+    dependencies, bundled library stubs)."""
+    real_root = os.path.realpath(root)
+    lines: list[bytes] = []
+    other_name = outside = 0
+    for symbol in symbols or []:
+        if not name_matches(str(symbol.get("name", "")), query, qualified):
+            other_name += 1
+            continue
+        path, line = symbol_location(symbol)
+        rel = relative_to_root(path, root, real_root) if path else None
+        if rel is None:
+            outside += 1
+            continue
+        name = str(symbol["name"]).replace("\n", " ")
+        lines.append(os.fsencode(rel) + b"\0" + str(line).encode() + b":" + name.encode() + b"\n")
+    return lines, other_name, outside
+
+
+def relative_to_root(path: str, root: str, real_root: str) -> str | None:
+    """path relative to the corpus root (as given, or its real path), None when outside."""
+    for candidate, base in (
+        (path, os.path.abspath(root)),
+        (path, real_root),
+        (os.path.realpath(path), real_root),
+    ):
+        rel = os.path.relpath(candidate, base)
+        if rel != ".." and not rel.startswith("../"):
+            return rel
+    return None
+
+
+# -- a build database clangd can have: every C/C++ file with default flags ------------------
+C_SOURCES = (".c",)
+CPP_SOURCES = (".cc", ".cpp", ".cxx", ".c++", ".C")
+C_HEADERS = (".h",)
+CPP_HEADERS = (".hh", ".hpp", ".hxx", ".h++", ".ipp", ".tcc", ".inl")
+INCLUDE_DIR_NAMES = ("include", "inc")
+
+
+def corpus_files(root: str) -> list[str]:
+    """Regular files under root, relative, sorted; symlinks not followed, .git skipped."""
+    found = []
+    for base, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != ".git")
+        for name in names:
+            full = os.path.join(base, name)
+            if os.path.isfile(full) and not os.path.islink(full):
+                found.append(os.path.relpath(full, root))
+    return sorted(found)
+
+
+def compile_commands(root: str) -> list[dict[str, Any]]:
+    """compile_commands.json entries for every C/C++ file under root (headers included, so
+    clangd's background index, which indexes the database's entries, sees a header no source
+    includes): `-xc`/`-xc++` (headers `-xc-header`/`-xc++-header`; a `.h` is C++ only in a
+    tree with C++ sources and no C source), `-I` the root and every directory named include
+    or inc. No configure step, no generated headers, no -D: clangd's fallback in all but
+    name, on a database we can have for any tree."""
+    real_root = os.path.realpath(root)
+    files = corpus_files(real_root)
+    suffixes = {os.path.splitext(f)[1] for f in files}
+    cpp_tree = bool(suffixes & set(CPP_SOURCES)) and ".c" not in suffixes
+    includes = [real_root] + [
+        os.path.join(real_root, os.path.dirname(f))
+        for f in files
+        if os.path.basename(os.path.dirname(f)) in INCLUDE_DIR_NAMES
+    ]
+    flags = [f"-I{d}" for d in dict.fromkeys(includes)]
+    entries = []
+    for rel in files:
+        suffix = os.path.splitext(rel)[1]
+        if suffix in C_SOURCES:
+            lang = "c"
+        elif suffix in CPP_SOURCES:
+            lang = "c++"
+        elif suffix in C_HEADERS:
+            lang = "c++-header" if cpp_tree else "c-header"
+        elif suffix in CPP_HEADERS:
+            lang = "c++-header"
+        else:
+            continue
+        path = os.path.join(real_root, rel)
+        entries.append(
+            {
+                "directory": real_root,
+                "file": path,
+                "arguments": ["clang", f"-x{lang}", *flags, "-fsyntax-only", path],
+            }
+        )
+    return entries
+
+
+# -- bin/lsp-symbol ------------------------------------------------------------------------
+USAGE = """\
+usage: lsp-symbol [options] --query NAME -- SERVER [ARG...]
+       lsp-symbol [options] --index DIR -- SERVER [ARG...]
+       lsp-symbol --version -- COMMAND [ARG...]
+
+Starts the language server SERVER in the working directory (the corpus root, its rootUri),
+waits until it is ready, asks `workspace/symbol` for NAME and prints, in the server's order,
+one line per symbol named exactly NAME inside the root: path NUL line ":" name (grep-null).
+Exit 0 when a line was printed, 1 when none, 2 on a failure (server crash, protocol error,
+timeout). The value after --query is the query whatever it looks like.
+
+--index DIR       build mode: no query; wait until the server's work (its background index,
+                  kept in DIR by the server's own arguments) ends, then shut it down
+--compile-commands DIR  first write DIR/compile_commands.json for the C/C++ files of the root
+--open-cdb-first DIR    open the first file of DIR/compile_commands.json (clangd loads its
+                  database, and so its index, when a file is opened)
+--open-first SUFFIX     open the first file (path order) with this suffix (tsserver answers
+                  only for the projects of open files)
+--language-id ID  languageId of the opened file (default from its suffix)
+--init-options JSON     initializationOptions
+--qualified       also keep names ending in `.NAME` (gopls qualifies methods and fields)
+--ready-timeout S longest wait for the server to be ready (default 60); then it is asked
+--quiet S         silence that counts as ready once its progress ended (default 0.5)
+--first S         time a server that reports no progress gets to begin some (default 1)
+--timeout S       the whole run's budget (default 120)
+--server-log FILE the server's stderr (default: discarded, so it never reads as our error)
+"""
+
+LANGUAGE_IDS = {
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".py": "python",
+    ".ts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".go": "go",
+}  # fmt: skip
+
+
+class UsageError(Exception):
+    pass
+
+
+def parse_args(argv: list[str]) -> dict[str, Any]:
+    """The options (no argparse: `--query -rf` must read -rf as the query)."""
+    opts: dict[str, Any] = {
+        "query": None, "index": None, "compile_commands": None, "open_cdb_first": None,
+        "open_first": None, "language_id": None, "init_options": None, "qualified": False,
+        "ready_timeout": 60.0, "quiet": 0.5, "first": 1.0, "timeout": 120.0,
+        "server_log": None, "version": False, "server": [],
+    }  # fmt: skip
+    valued = {
+        "--query", "--index", "--compile-commands", "--open-cdb-first", "--open-first",
+        "--language-id", "--init-options", "--ready-timeout", "--quiet", "--first",
+        "--timeout", "--server-log",
+    }  # fmt: skip
+    floats = {"ready_timeout", "quiet", "first", "timeout"}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            opts["server"] = argv[i + 1 :]
+            break
+        key = arg[2:].replace("-", "_")
+        if arg in valued:
+            if i + 1 >= len(argv):
+                raise UsageError(f"{arg} needs a value")
+            value: Any = argv[i + 1]
+            if key in floats:
+                value = float(value)
+            elif key == "init_options":
+                value = json.loads(value)
+            opts[key] = value
+            i += 2
+        elif arg in ("--qualified", "--version"):
+            opts[key] = True
+            i += 1
+        else:
+            raise UsageError(f"unknown argument {arg!r}")
+    if not opts["server"]:
+        raise UsageError("no server command after --")
+    if not opts["version"] and (opts["query"] is None) == (opts["index"] is None):
+        raise UsageError("give exactly one of --query and --index")
+    return opts
+
+
+def code_hash() -> str:
+    """A hash of this module: a change to the client is a change of every LSP tool's version
+    line (results/tools.json), as hay's version carries its ranking code's hash."""
+    import hashlib
+
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
+
+
+def version_line(command: list[str]) -> str:
+    """`<the command's first output line> (lsp-symbol <hash>)`."""
+    try:
+        proc = subprocess.run(
+            command, stdin=subprocess.DEVNULL, capture_output=True, timeout=30
+        )  # fmt: skip
+        out = (proc.stdout + b"\n" + proc.stderr).decode("utf-8", "replace")
+        first = next((line.strip() for line in out.splitlines() if line.strip()), "unknown")
+    except (OSError, subprocess.TimeoutExpired) as err:
+        first = f"unknown ({type(err).__name__})"
+    program = os.path.basename(command[0]) if command else "?"
+    named = first if program in first else f"{program} {first}"
+    return f"{named} (lsp-symbol {code_hash()})"
+
+
+def first_with_suffix(root: str, suffix: str) -> str | None:
+    for rel in corpus_files(root):
+        if rel.endswith(suffix) and "node_modules/" not in rel:
+            return os.path.join(root, rel)
+    return None
+
+
+def run(opts: dict[str, Any], root: str, out: Any, err: Any) -> int:
+    start = time.monotonic()
+    deadline = start + opts["timeout"]
+    if opts["compile_commands"]:
+        cdb = Path(opts["compile_commands"]) / "compile_commands.json"
+        cdb.parent.mkdir(parents=True, exist_ok=True)
+        cdb.write_text(json.dumps(compile_commands(root), indent=1) + "\n", encoding="utf-8")
+    to_open = None
+    if opts["open_cdb_first"]:
+        cdb_path = Path(opts["open_cdb_first"]) / "compile_commands.json"
+        entries = json.loads(cdb_path.read_text(encoding="utf-8")) if cdb_path.is_file() else []
+        sources = [e["file"] for e in entries if not e["arguments"][1].endswith("-header")]
+        to_open = (sources or [e["file"] for e in entries] or [None])[0]
+    elif opts["open_first"]:
+        to_open = first_with_suffix(root, opts["open_first"])
+    log = open(opts["server_log"], "ab") if opts["server_log"] else subprocess.DEVNULL  # noqa: SIM115
+    client = Client(opts["server"], root, stderr=log)
+    try:
+        client.initialize(root, deadline, opts["init_options"])
+        if to_open:
+            language = opts["language_id"] or LANGUAGE_IDS.get(Path(to_open).suffix, "plaintext")
+            client.open(to_open, language)
+        ready_by = min(deadline, time.monotonic() + opts["ready_timeout"])
+        ready = client.wait_ready(ready_by, opts["quiet"], opts["first"])
+        waited = time.monotonic() - start
+        if opts["index"] is not None:
+            note = "ready" if ready else f"not ready after {opts['ready_timeout']:g} s"
+            err.write(f"lsp-symbol: {note} ({waited:.2f} s)\n")
+            return 0 if ready else 2
+        symbols = client.request("workspace/symbol", {"query": opts["query"]}, deadline)
+        lines, _other, _outside = result_lines(symbols, opts["query"], root, opts["qualified"])
+        for line in lines:
+            out.write(line)
+        out.flush()
+        return 0 if lines else 1
+    finally:
+        client.shutdown(grace=max(1.0, min(5.0, deadline - time.monotonic())))
+        if log is not subprocess.DEVNULL:
+            log.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    import sys
+
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        opts = parse_args(argv)
+    except (UsageError, ValueError) as problem:
+        sys.stderr.write(f"lsp-symbol: {problem}\n{USAGE}")
+        return 2
+    if opts["version"]:
+        print(version_line(opts["server"]))
+        return 0
+    try:
+        return run(opts, os.getcwd(), sys.stdout.buffer, sys.stderr)
+    except LspError as problem:
+        sys.stderr.write(f"lsp-symbol: {problem}\n")
+        return 2

@@ -1,0 +1,210 @@
+"""Issue 16's language servers: bin/lsp-symbol and its JSON-RPC client (searchbench/lsp.py).
+
+The client is tested against tests/fixtures/lsp/fake_server.py (framing written separately);
+each server's adapter against what that server printed through lsp-symbol on
+tests/fixtures/lsp/tree (tests/fixtures/lsp/outputs/<tool>-<version>, recorded by
+tests/fixtures/lsp/record.py; nothing there is written by hand).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from searchbench import lsp
+from searchbench.parsers import parse_output
+from searchbench.tools import load_tools, validate_query_template
+
+ROOT = Path(__file__).resolve().parents[1]
+LSP_DIR = ROOT / "tests" / "fixtures" / "lsp"
+FAKE = [sys.executable, str(LSP_DIR / "fake_server.py")]
+LSP_SYMBOL = str(ROOT / "bin" / "lsp-symbol")
+SPECS = load_tools(ROOT / "config" / "tools.yaml")
+SERVERS = ("clangd", "jedi-language-server", "typescript-language-server", "gopls")
+
+
+def run_cli(args: list[str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([LSP_SYMBOL, *args], cwd=cwd, capture_output=True, timeout=timeout)
+
+
+def test_frames_split_anywhere_and_non_ascii():
+    messages = [{"id": 1, "result": "é €"}, {"method": "x", "params": {"a": [1, 2]}}]
+    data = b"".join(lsp.encode(m) for m in messages)
+    for size in (1, 3, 7, len(data)):
+        reader = lsp.FrameReader()
+        got = []
+        for i in range(0, len(data), size):
+            got += reader.feed(data[i : i + size])
+        assert got == messages, size
+    assert lsp.encode({"a": "é"}).startswith(b'Content-Length: 10\r\n\r\n{"a":"\xc3\xa9"}')
+    with pytest.raises(lsp.LspError):
+        lsp.FrameReader().feed(b"Content-Type: x\r\n\r\n{}")
+
+
+def test_query_is_never_an_option():
+    for query in ("-rf", "--", "--index", "--version"):
+        opts = lsp.parse_args(["--query", query, "--", "server", "--stdio"])
+        assert opts["query"] == query and opts["server"] == ["server", "--stdio"]
+    with pytest.raises(lsp.UsageError):
+        lsp.parse_args(["--query", "x"])  # no server
+    with pytest.raises(lsp.UsageError):
+        lsp.parse_args(["--query", "x", "--index", "d", "--", "s"])
+    for name in SERVERS:
+        spec = SPECS[name]
+        validate_query_template(name, spec.argv, spec.query_guard)
+        assert spec.family == "language-server" and spec.optional and spec.languages
+        assert spec.output == "grep-null"
+
+
+def test_exact_names_in_the_servers_order_inside_the_root(tmp_path):
+    out = run_cli(["--query", "-rf", "--", *FAKE], tmp_path)
+    assert out.returncode == 0, out.stderr
+    # the fuzzy neighbour and the system header are dropped; order kept; URI %20 decoded
+    assert out.stdout == b"dir with space/b.py\x005:-rf\na.py\x002:-rf\n"
+    parsed = parse_output("grep-null", out.stdout, {b"a.py", b"dir with space/b.py"})
+    assert [(m.path, m.line) for m in parsed] == [(b"dir with space/b.py", 5), (b"a.py", 2)]
+    qualified = run_cli(["--qualified", "--query", "Name", "--", *FAKE], tmp_path)
+    assert qualified.stdout.splitlines()[-1] == b"t.go\x003:Type.Name"
+
+
+def test_waits_for_progress_to_end(tmp_path):
+    # the fake server answers [] until its 0.4 s progress ended: asking at once finds nothing
+    out = run_cli(["--query", "f", "--", *FAKE], tmp_path)
+    assert out.returncode == 0 and out.stdout
+    silent = run_cli(["--first", "0", "--query", "f", "--", *FAKE, "--no-progress"], tmp_path)
+    assert silent.returncode == 0 and silent.stdout
+
+
+def test_nothing_found_is_exit_1_with_empty_stderr(tmp_path):
+    out = run_cli(["--query", "f", "--", sys.executable, "-c", NOTHING], tmp_path)
+    assert (out.returncode, out.stdout, out.stderr) == (1, b"", b"")
+
+
+NOTHING = (
+    "import sys, json\n"
+    f"sys.path.insert(0, {str(LSP_DIR)!r})\n"
+    "from fake_server import read, send\n"
+    "while True:\n"
+    "    m = read()\n"
+    "    if m is None or m.get('method') == 'exit': break\n"
+    "    if 'id' in m: send({'id': m['id'], 'result': [] if m['method'] != 'initialize' "
+    "else {'capabilities': {}}})\n"
+)
+
+
+@pytest.mark.parametrize("mode", ["--crash", "--hang"])
+def test_crash_and_timeout_are_failures_and_leave_nothing(tmp_path, mode):
+    start = time.monotonic()
+    out = run_cli(["--timeout", "3", "--query", "f", "--", *FAKE, mode], tmp_path)
+    assert out.returncode == 2 and out.stdout == b""
+    assert out.stderr.startswith(b"lsp-symbol: ")
+    assert time.monotonic() - start < 20
+    assert not _fake_servers_alive(mode)
+
+
+def test_a_server_that_ignores_exit_is_killed(tmp_path):
+    out = run_cli(["--query", "f", "--", *FAKE, "--ignore-exit"], tmp_path)
+    assert out.returncode == 0
+    assert not _fake_servers_alive("--ignore-exit")
+
+
+def _fake_servers_alive(mode: str) -> bool:
+    for pid in os.listdir("/proc"):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if str(LSP_DIR / "fake_server.py").encode() in cmd and mode.encode() in cmd:
+            return True
+    return False
+
+
+def test_compile_commands_cover_every_c_and_cpp_file():
+    tree = LSP_DIR / "tree"
+    entries = lsp.compile_commands(str(tree))
+    real = os.path.realpath(tree)
+    files = {os.path.relpath(e["file"], real): e["arguments"][1] for e in entries}
+    assert files == {
+        "c/main.c": "-xc",
+        "c/ring.c": "-xc",
+        "c/ring.h": "-xc-header",  # the tree has C sources: a .h is C
+        "cpp/shelf.cpp": "-xc++",
+        "with space/spaced.c": "-xc",
+    }
+    assert all(e["directory"] == real and f"-I{real}" in e["arguments"] for e in entries)
+
+
+def test_version_line_names_the_server_and_the_client():
+    line = lsp.version_line([sys.executable, "-c", "print('1.2.3')"])
+    assert line.startswith(os.path.basename(sys.executable) + " 1.2.3 (lsp-symbol ")
+
+
+# -- real outputs -------------------------------------------------------------------------
+TREE_PATHS = {os.fsencode(p.relative_to(LSP_DIR / "tree")) for p in (LSP_DIR / "tree").rglob("*")}
+
+
+def recorded(tool: str) -> dict[str, list[tuple[bytes, int]]]:
+    dirs = sorted((LSP_DIR / "outputs").glob(f"{tool}-*"))
+    if not dirs:
+        pytest.skip(f"no recorded output of {tool} (tests/fixtures/lsp/record.py)")
+    assert len(dirs) == 1, dirs
+    manifest = json.loads((dirs[0] / "manifest.json").read_text(encoding="utf-8"))
+    spec = SPECS[tool]
+    assert manifest["output"] == spec.output
+    import re
+
+    assert re.search(spec.version_match, manifest["version"]), manifest["version"]
+    got = {}
+    for rec in manifest["records"]:
+        data = (dirs[0] / rec["file"]).read_bytes()
+        assert rec["exit_code"] in (0, 1), rec  # never a crash or a timeout on the tree
+        assert (rec["exit_code"] == 0) == bool(data), rec
+        matches = parse_output(spec.output, data, TREE_PATHS)
+        assert len(matches) == data.count(b"\n"), rec  # every line parses
+        got[rec["query"]] = [(m.path, m.line) for m in matches]
+    return got
+
+
+HOSTILE = ("-rf", "a.b", "$x", "ring_.ush", "no_such_name")
+
+
+def test_clangd_recorded_output():
+    got = recorded("clangd")
+    assert got["ring_push"] == [(b"c/ring.c", 3), (b"cpp/shelf.cpp", 9)]
+    assert got["Shelf"] == [(b"cpp/shelf.cpp", 3)]
+    assert got["ring_t"] == [(b"c/ring.h", 2)]
+    assert got["spaced_fn"] == [(b"with space/spaced.c", 1)]
+    assert got["ring_size_of"] == [(b"c/ring.c", 11)]  # static functions are indexed
+    assert got["RING_MAX"] == [(b"c/ring.h", 1)]  # the header is in the database: indexed
+    for query in HOSTILE:
+        assert got[query] == [], query
+
+
+def test_jedi_language_server_recorded_output():
+    got = recorded("jedi-language-server")
+    assert got["ring_push"] == [(b"py/ring.py", 1)]
+    assert got["PyRing"] == [(b"py/ring.py", 5)]
+    assert got["push"] == []  # Jedi's project search lists no methods (measured, 0.47.0)
+    for query in HOSTILE:
+        assert got[query] == [], query
+
+
+def test_typescript_language_server_recorded_output():
+    got = recorded("typescript-language-server")
+    assert got["ringPush"] == [(b"ts/ring.ts", 1)]
+    assert got["TsRing"] == [(b"ts/ring.ts", 5)]
+    for query in HOSTILE:
+        assert got[query] == [], query
+
+
+def test_gopls_recorded_output():
+    got = recorded("gopls")
+    assert got["RingPush"] == [(b"go/ring.go", 9)]
+    assert got["GoRing"] == [(b"go/ring.go", 4)]
+    assert (b"go/ring.go", 12) in got["Push"]  # the method, named GoRing.Push by gopls
+    for query in HOSTILE:
+        assert got[query] == [], query
