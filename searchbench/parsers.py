@@ -11,6 +11,11 @@ Formats (the `output` key of config/tools.yaml):
   cscope        cscope -L lines: path SP function SP line SP text; the path may contain a
                 space (a known path is preferred, as for `grep`), the function field holds the
                 query itself when cscope read it as a regular expression
+  probe-json    probe search --format json (probe-code 0.6.0): three header lines, then one
+                pretty-printed JSON document, a block a result in ranked order; each block's
+                `"file": "PATH",` line, then the first number of its `"lines": [START, END]`
+                (the block's first line, not the match's): read by a small state machine
+                (ProbeJson), since no single line holds both
 
 A line that starts with the corpus root's absolute path (csearch prints the absolute paths its
 index holds) is read with that prefix removed, so every tool's paths are relative to the root.
@@ -176,6 +181,41 @@ def _parse_cscope(line: bytes, known_paths: frozenset[bytes] | set[bytes] | None
     return None
 
 
+class ProbeJson:
+    """probe's pretty-printed JSON, read line by line: a block's path from its `"file"` line,
+    its line from the number after the `"lines": [` line that follows. Its keys are printed
+    sorted (`code`, `file`, ..., `lines`) and every string stays on one line (JSON escapes
+    newlines), so no other line can be taken for these."""
+
+    def __init__(self) -> None:
+        self.path: bytes | None = None
+        self.in_lines = False
+
+    def step(self, line: bytes) -> Match | None:
+        stripped = line.strip()
+        if stripped.startswith(b'"file": "'):
+            try:
+                path = json.loads(stripped[len(b'"file": ') :].rstrip(b","))
+            except ValueError:
+                self.path = None
+                return None
+            self.path = strip_dot_slash(path.encode("utf-8", "surrogateescape"))
+            self.in_lines = False
+        elif stripped == b'"lines": [' and self.path is not None:
+            self.in_lines = True
+        elif self.in_lines and self.path is not None:
+            number = stripped.rstrip(b",")
+            path, self.path, self.in_lines = self.path, None, False
+            if number.isdigit():
+                return Match(path, int(number), b"")
+        return None
+
+
+# Formats whose records span lines: StreamParser reads them with a state machine; a single
+# line alone (parse_line) never is a match.
+STATEFUL = {"probe-json": ProbeJson}
+
+
 # The one list of output formats: the tools config, its loader and the runner read it here.
 LINE_PARSERS: dict[str, Callable[[bytes, frozenset[bytes] | set[bytes] | None], Match | None]] = {
     "grep-null": lambda line, _: _parse_null(line, b":"),
@@ -184,6 +224,7 @@ LINE_PARSERS: dict[str, Callable[[bytes, frozenset[bytes] | set[bytes] | None], 
     "astgrep-json": lambda line, _: _parse_astgrep(line),
     "ctags": lambda line, _: _parse_ctags(line),
     "cscope": _parse_cscope,
+    "probe-json": lambda line, _: None,  # stateful: ProbeJson, through StreamParser
 }
 FORMATS = tuple(LINE_PARSERS)
 
@@ -224,6 +265,7 @@ class StreamParser:
         self._pending_len = 0
         self.last_size = 0
         self._last: tuple[bytes, int] | None = None
+        self._state = STATEFUL[fmt]() if fmt in STATEFUL else None
 
     def feed(self, chunk: bytes) -> Iterator[Match]:
         """Yield the Matches completed by this chunk; after each, `last_size` is its size."""
@@ -261,7 +303,13 @@ class StreamParser:
             line = line[:-1]
         if self.root_prefix and line.startswith(self.root_prefix):
             line = line[len(self.root_prefix) :]
-        match = parse_line(self.fmt, line, self.known_paths)
+        if self._state is not None:
+            # structure lines (headers, braces, other keys) are neither matches nor unparsed
+            match = self._state.step(line)
+            if match is None:
+                return
+        else:
+            match = parse_line(self.fmt, line, self.known_paths)
         if match is None:
             if is_binary_notice(line):
                 self.notices += 1

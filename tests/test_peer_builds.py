@@ -310,3 +310,25 @@ def test_rg_current_output_parses_like_the_wheels_rg():
             [wheel_rg, *first["argv"]], cwd=PEERS_DIR / "tree", capture_output=True
         )
         assert [(m.path, m.line) for m in parse_output("grep-null", proc.stdout)] == ring
+
+
+def test_probe_json_is_read_block_by_block():
+    """probe 0.6.0's own output on the peers' tree: one match per printed code block, in its
+    ranked order, at the block's first line; literal (after `--`), hidden files unseen."""
+    got = recorded_matches("probe")
+    ring = got["ring_push"]
+    assert (b"src/c/ring.c", 3) in ring and (b"src/py/ring.py", 1) in ring
+    assert (b"src/cpp/shelf.cpp", 2) in ring  # the class block holding the declaration
+    assert not any(p.startswith(b".hidden/") for p, _ in ring)  # no flag searches hidden files
+    for query in ("-rf", "a.b", "$x"):
+        assert got[query] == [(b"docs/README.md", 1)], query  # the README's one block
+    assert got["no_such_name"] == [] and got["hidden_fn"] == []
+
+
+def test_probe_json_state_machine_ignores_other_keys():
+    data = (
+        b'Pattern: x\nPath: ./\n{\n  "results": [\n    {\n      "code": "\\"file\\": 1",\n'
+        b'      "file": "./a b/c.rs",\n      "lines": [\n        4,\n        9\n      ],\n'
+        b'      "node_type": "x"\n    }\n  ],\n  "summary": {"count": 1}\n}\n'
+    )
+    assert [(m.path, m.line) for m in parse_output("probe-json", data)] == [(b"a b/c.rs", 4)]
