@@ -205,6 +205,7 @@ def test_gopls_recorded_output():
     got = recorded("gopls")
     assert got["RingPush"] == [(b"go/ring.go", 9)]
     assert got["GoRing"] == [(b"go/ring.go", 4)]
-    assert (b"go/ring.go", 12) in got["Push"]  # the method, named GoRing.Push by gopls
+    assert got["Push"] == [(b"go/ring.go", 12)]  # the method, named GoRing.Push by gopls
+    assert got["Size"] == [(b"go/ring.go", 5)]  # the field, GoRing.Size
     for query in HOSTILE:
         assert got[query] == [], query
