@@ -10,9 +10,10 @@ from searchbench.report.fmt import esc, fmt_num, html_table, md_table
 from searchbench.report.model import Model, Section
 
 NOTE = (
-    "Best tool of each family by MRR over all queries, with its verdict in its comparison "
+    "Best tool of each family by the track's primary metric (MRR; nDCG@10 on the usage and "
+    "behavioural tracks) over all queries, with its verdict in its comparison "
     "family (against the baseline; an ablation variant, against its full tool); overall: the "
-    "highest mean MRR over the corpora the track measured "
+    "highest mean over the corpora the track measured "
     "(a tool missing on a corpus is left out of that mean, and the count says so)."
 )
 

@@ -6,17 +6,24 @@ from __future__ import annotations
 from typing import Any
 
 from searchbench.artifacts import read_json
-from searchbench.measures import DETECTED, PRIMARY_METRIC
+from searchbench.measures import DETECTED, METRIC_LABELS, PRIMARY_METRIC
 from searchbench.report.charts import Page
 from searchbench.report.fmt import esc, fmt_ci, fmt_num, fmt_signed, md_table
 from searchbench.report.model import Model, Section
 
 NOTE = (
-    "MRR over all queries of each language (the answer file's), each declared comparison with "
+    "{metric} over all queries of each language (the answer file's), each declared comparison with "
     "the same paired tests as above: mean (diff [95% CI]) and verdict. Holm runs over every "
     "language's comparisons of a family together, so more languages make each one harder to "
     "claim; a language with fewer than {min_queries} queries is not evidence."
 )
+
+
+def note_of(meta: dict[str, Any]) -> str:
+    """The per-language note, naming the metric the comparisons are read on."""
+    metric = str(meta.get("primary_metric") or PRIMARY_METRIC)
+    label = dict(METRIC_LABELS).get(metric, metric)
+    return NOTE.format(min_queries=meta.get("min_queries", "?"), metric=label)
 
 
 def cells_of(doc: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -112,7 +119,7 @@ def html(page: Page, sec: Section) -> list[str]:
     if len(languages) < 2:
         only = ", ".join(languages) or "none"
         return [title, f"<p>One language ({esc(only)}): the tables above are its results.</p>"]
-    note = NOTE.format(min_queries=doc.get("metadata", {}).get("min_queries", "?"))
+    note = note_of(doc.get("metadata", {}))
     return [title, f"<p>{esc(note)}</p>", html_of(doc)]
 
 

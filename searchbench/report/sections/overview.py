@@ -85,7 +85,8 @@ MARK = {
     "identical": "≡",
 }
 MATRIX_NOTE = (
-    "Every tool on every corpus and track: MRR over all queries, marked by its verdict in its "
+    "Every tool on every corpus and track: the track's primary metric over all queries (MRR; "
+    "nDCG@10 on the usage and behavioural tracks), marked by its verdict in its "
     "comparison family (▲ detected better, ▼ detected worse, † tests disagree, ∅ not "
     "evidence, ≡ identical, no mark: not detected). Each tool is compared with the baseline, "
     "an ablation variant with the full tool it varies (named in its row). Bold: detected."

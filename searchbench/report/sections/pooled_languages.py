@@ -7,7 +7,7 @@ from searchbench.artifacts import read_json
 from searchbench.report.charts import Page
 from searchbench.report.fmt import esc
 from searchbench.report.model import Model
-from searchbench.report.sections.languages import NOTE, html_of, markdown_of
+from searchbench.report.sections.languages import html_of, markdown_of, note_of
 
 TITLE = "Results by language, pooled over corpora"
 POOLED = (
@@ -24,11 +24,7 @@ def documents(model: Model) -> list[tuple[str, dict]]:
 
 def intro(doc: dict) -> str:
     meta = doc.get("metadata", {})
-    return (
-        POOLED.format(corpora=", ".join(meta.get("corpora", [])) or "none")
-        + " "
-        + NOTE.format(min_queries=meta.get("min_queries", "?"))
-    )
+    return POOLED.format(corpora=", ".join(meta.get("corpora", [])) or "none") + " " + note_of(meta)
 
 
 def html(page: Page) -> list[str]:

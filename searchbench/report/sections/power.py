@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from searchbench.measures import DETECTED
+from searchbench.measures import DETECTED, METRIC_LABELS
 from searchbench.report.charts import Page
 from searchbench.report.fmt import as_float, esc, fmt_num, fmt_p, fmt_signed, html_table
 from searchbench.report.model import Model, Section
@@ -28,11 +28,12 @@ def power_reading(comp: dict[str, Any] | None, mde: float | None) -> str:
 def power_summary(power: dict[str, Any]) -> str:
     """One sentence: the MDE and what it rests on."""
     mde = power.get("mde")
+    label = dict(METRIC_LABELS).get(str(power["metadata"].get("metric", "rr")), "MRR")
+    target = as_float(power["metadata"]["power_target"])
     head = (
-        f"Minimum detectable MRR difference at {as_float(power['metadata']['power_target']):.0%} "
-        f"power (all queries): {fmt_num(mde)}"
+        f"Minimum detectable {label} difference at {target:.0%} power (all queries): {fmt_num(mde)}"
         if mde is not None
-        else f"Minimum detectable MRR difference: none ({power.get('mde_note', '')})"
+        else f"Minimum detectable {label} difference: none ({power.get('mde_note', '')})"
     )
     return (
         f"{head}. It rests on n = {power['n']} queries, a tie share of "
@@ -84,10 +85,11 @@ def power_html(power: dict[str, Any] | None, sec: Section) -> list[str]:
         diff = fmt_signed(comp.get("diff")) if comp else "–"
         n_eff = power.get("n_eff", {}).get(tool, comp.get("n_eff") if comp else "–")
         rows.append([tool, n_eff, diff, power_reading(comp, mde)])
+    label = dict(METRIC_LABELS).get(sec.primary, sec.primary)
     return [
-        "<h3>What these queries could detect (MRR, all queries)</h3>",
+        f"<h3>What these queries could detect ({esc(label)}, all queries)</h3>",
         f"<p>{esc(power_summary(power))}</p>",
-        html_table(["tool", "n_eff", "MRR diff vs its reference", "reading"], rows),
+        html_table(["tool", "n_eff", f"{label} diff vs its reference", "reading"], rows),
     ]
 
 
