@@ -85,6 +85,7 @@ def primary_metric_of(track: str) -> str:
     """The metric a track's verdicts are read on: MRR unless the track has many answers."""
     return TRACK_PRIMARY_METRIC.get(track, PRIMARY_METRIC)
 
+
 # `discriminating`: the queries that are not trivial (the name is in more than one file).
 SUBSETS: tuple[str, ...] = ("all", "discriminating")
 
