@@ -98,6 +98,14 @@ _check_unique_keys()
 _validate(config, SCHEMA, "the configuration")
 config.setdefault("tools", _side_file(config["tools_file"])["tools"])
 _validate({"tools": config["tools"]}, TOOLS_SCHEMA, config["tools_file"])
+# A tool this configuration does not run is an `unavailable` entry: listed with its reason.
+for _tool, _why in sorted(config["skip_tools"].items()):
+    if _tool not in config["tools"]:
+        stop(unknown_name_line("tool", _tool, config["tools"], "skip_tools"))
+    config["tools"][_tool] = {
+        **config["tools"][_tool],
+        "unavailable": f"not run in this configuration: {_why}",
+    }
 LANGUAGES = _side_file(config["languages_file"])
 DOCS_TOKENS_FILE = side_file_path(config["docs"]["tokens_file"], BASEDIR)
 DOCS_TOKENS = _side_file(config["docs"]["tokens_file"])["tokens"]

@@ -98,6 +98,14 @@ def _dry_run(tmp_path: Path, config: dict) -> subprocess.CompletedProcess:
             "config error at `tools.ctags.languages`: swfit is not a parsed language",
         ),
         (
+            lambda c, p: c.update(skip_tools={"clang": "slow"}),
+            "config error at `skip_tools`: tool 'clang' is not configured (did you mean",
+        ),
+        (
+            lambda c, p: c.update(behaviour={"logs": str(p / "no-logs")}),
+            "behaviour.logs: ",
+        ),
+        (
             lambda c, p: c["corpora"]["mini"]["source"].update(path=str(p / "corpuss")),
             "does not exist (did you mean `corpus`?)",
         ),
@@ -157,3 +165,14 @@ def test_one_target_brings_a_whole_corpus_up_to_date_and_nothing_else(tmp_path):
     for made in (*made_files, "timing/rg.tsv"):
         assert f"results/mini/{made}" in out, made
     assert "results/other/" not in out
+
+
+def test_a_skipped_tool_is_not_run_and_is_listed_with_its_reason(tmp_path):
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "a.c").write_text("int ring_reset(void) { return 0; }\n")
+    config = _config(tmp_path / "corpus")
+    config["skip_tools"] = {"grep": "kept out for this test"}
+    proc = _dry_run(tmp_path, config)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "code/runs/rg.run" in proc.stdout and "code/runs/grep.run" not in proc.stdout
+    assert "results/tools/grep.json" in proc.stdout  # its record says why (tools skipped)
