@@ -8,7 +8,8 @@ wall time of that one run, then reads what the jobs recorded (results/benchmarks
 records, fast-path checks) and prints:
 
 - wall time, and job-seconds per rule for the jobs this run executed;
-- the critical path: per corpus, the chain fetch -> symbols -> queries -> containment ->
+- the critical path: per corpus, the chain fetch -> symbols (the longest shard, then the
+  gather) -> queries -> containment ->
   (the slowest tool's list_files + fast_path_check + search) -> score -> inference, the
   longest over corpora; wall / critical path says how far the schedule is from it;
 - the tool processes' own time on that path (the slowest tool's searches as the runner
@@ -59,6 +60,11 @@ def critical_path(times: dict[tuple[str, str, str], float]) -> tuple[float, str,
     best = (0.0, "", "")
     for corpus in sorted({c for c, _, _ in times if c}):
         chain = sum(times.get((corpus, rule, ""), 0.0) for rule in CHAIN + AFTER)
+        # The symbol pass's shards run side by side: the longest one is on the path.
+        chain += max(
+            (s for (c, r, _), s in times.items() if c == corpus and r == "symbols_shard"),
+            default=0.0,
+        )
         tools = {t for c, r, t in times if c == corpus and r in PER_TOOL and t}
         per_tool = {
             tool: sum(times.get((corpus, rule, tool), 0.0) for rule in PER_TOOL) for tool in tools
