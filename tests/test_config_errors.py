@@ -151,9 +151,8 @@ def test_an_unknown_target_lists_the_corpora_and_tracks(tmp_path, target, expect
     proc = _dry_run_targets(tmp_path, target)
     assert proc.returncode == 1
     last = proc.stderr.strip().splitlines()[-1]
-    assert expected in last and "corpora: mini, other; tracks: code, docs, usage" in last, proc.stderr[
-        -2000:
-    ]
+    offered = "corpora: mini, other; tracks: code, docs, usage"
+    assert expected in last and offered in last, proc.stderr[-2000:]
     assert "No rule to produce" not in proc.stderr
 
 
