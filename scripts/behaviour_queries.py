@@ -12,6 +12,7 @@ from searchbench.artifacts import read_json  # noqa: E402
 from searchbench.behaviour import (  # noqa: E402
     behaviour_queries,
     languages_from_files_tsv,
+    searched_revision,
     write_behaviour_outputs,
 )
 from searchbench.corpora import corpus_tree  # noqa: E402
@@ -21,9 +22,7 @@ from searchbench.transcripts import read_mined  # noqa: E402
 
 def main(smk) -> None:
     params = smk.params
-    # The searches must have been made at what was fetched: the corpus's resolved revision
-    # (a full commit for git sources), unless the corpus's config names one.
-    revision = params.revision or str(read_json(smk.input.corpus)["resolved_revision"])
+    revision = searched_revision(str(params.revision or ""), read_json(smk.input.corpus))
     rows, qrels, funnel = behaviour_queries(
         read_mined(smk.input.mined),
         str(params.corpus),

@@ -81,6 +81,20 @@ class _Checkout:
         return None if at < 0 else data.count(b"\n", 0, at) + 1
 
 
+def searched_revision(configured: str, corpus_record: dict) -> str:
+    """The revision a corpus's searches must have been made at: the one its config names, else
+    what was fetched (corpus.json's resolved revision, a full commit for git sources)."""
+    if configured:
+        return configured
+    resolved = corpus_record.get("resolved_revision")
+    if not isinstance(resolved, str) or not resolved:
+        raise BenchError(
+            "corpus.json has no resolved_revision; rerun fetch_corpus or set the corpus's "
+            "behaviour.revision"
+        )
+    return resolved
+
+
 def behaviour_queries(
     mined: Sequence[MinedSearch],
     corpus: str,

@@ -193,3 +193,11 @@ def test_bad_input_is_a_one_line_error(files_tsv, tmp_path):
         with pytest.raises(BenchError) as err:
             call()
         assert "\n" not in str(err.value)
+
+
+def test_searches_must_match_the_configured_revision_else_the_fetched_one():
+    fetched = {"resolved_revision": COMMIT, "pinned_revision": "v1.0"}
+    assert behaviour.searched_revision("", fetched) == COMMIT
+    assert behaviour.searched_revision("abc123", fetched) == "abc123"
+    with pytest.raises(BenchError, match="no resolved_revision; rerun fetch_corpus"):
+        behaviour.searched_revision("", {"pinned_revision": "v1.0"})
