@@ -1,8 +1,9 @@
 """Paired inference: each tool against the baseline, query by query (docs/method.md §6).
 
-For one corpus and track, for every tool, metric (rr is primary; success10 and ndcg10 are
-secondary) and subset of queries (``all``; ``discriminating`` = not trivial, i.e. the baseline
-found the query in more than one file), the per-query differences d = tool - baseline get:
+For one corpus and track, for every tool, metric (every measure of searchbench.measures: rr,
+success10, ndcg10, recall10; the track's primary one, rr or ndcg10, is marked) and subset of
+queries (``all``; ``discriminating`` = not trivial, i.e. the baseline found the query in more
+files than it has right ones), the per-query differences d = tool - baseline get:
 
 - a 95% percentile bootstrap interval of their mean: ``resamples`` resamples of the n
   differences with replacement, drawn in one (resamples, n) matrix exactly as

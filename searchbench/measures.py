@@ -8,7 +8,9 @@ every measure against ir_measures). The definitions are trec_eval's (docs/method
 - reciprocal rank: 1 / first rank, 0 when absent;
 - success@k: 1 when a right file is within the first k, else 0;
 - nDCG@k: every right file in the first k earns 1 / log2(rank + 1); divided by the same sum
-  for the ideal list (all right files first, at most k of them).
+  for the ideal list (all right files first, at most k of them);
+- recall@k: the share of the right files found among the first k distinct files (every
+  query has at least one right file: a query without one is refused).
 """
 
 from __future__ import annotations
@@ -53,6 +55,17 @@ def ndcg_at(ranked_docids: Sequence[str], relevant: Collection[str], k: int = 10
     return gain / ideal
 
 
+def recall_at(ranked_docids: Sequence[str], relevant: Collection[str], k: int = 10) -> float:
+    """|right docids among the first k distinct docids| / |right docids| (trec_eval's recall_k).
+
+    A query without a right docid has no recall; it cannot occur (qrels list at least one
+    right file per query), so it is refused rather than scored 0."""
+    if not relevant:
+        raise ValueError("recall is undefined for a query without a right file")
+    first_k = list(dict.fromkeys(ranked_docids))[:k]
+    return sum(1 for docid in first_k if docid in relevant) / len(relevant)
+
+
 @dataclass(frozen=True)
 class Measure:
     """One per-query measure: its scores.tsv column, its label, its cut-off, its function."""
@@ -68,6 +81,7 @@ MEASURES: tuple[Measure, ...] = (
     Measure("rr", "MRR", None, reciprocal_rank, primary=True),
     Measure("success10", "success@10", 10, partial(success_at, k=10)),
     Measure("ndcg10", "nDCG@10", 10, partial(ndcg_at, k=10)),
+    Measure("recall10", "recall@10", 10, partial(recall_at, k=10)),
 )
 METRICS: tuple[str, ...] = tuple(m.name for m in MEASURES)
 METRIC_LABELS: tuple[tuple[str, str], ...] = tuple((m.name, m.label) for m in MEASURES)

@@ -19,6 +19,7 @@ from searchbench.measures import (  # noqa: F401 - re-exported: the per-query fu
     METRICS,
     first_rank,
     ndcg_at,
+    recall_at,
     reciprocal_rank,
     success_at,
 )
@@ -92,6 +93,9 @@ def _check_known(
 ) -> None:
     if qid not in qrels:
         raise BenchError(f"{where}: no qrels for this query; regenerate qrels.txt")
+    if not relevant_docids(qrels, qid):
+        # recall@10 divides by the right files: a query without one is a broken qrels file
+        raise BenchError(f"{where}: qrels name no right file for this query; regenerate qrels.txt")
     if qid not in raw_records:
         raise BenchError(f"{where}: no raw record; rerun the search for this tool")
     if qid not in files_containing:

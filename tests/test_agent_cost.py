@@ -50,6 +50,7 @@ def score_line(tool: str, qid: str, spec: tuple) -> str:
         "rr": 1 / rank if found else 0.0,
         "success10": 1.0 if found else 0.0,
         "ndcg10": 1 / math.log2(rank + 1) if found else 0.0,
+        "recall10": 1.0 if found else 0.0,
         "returned": max(rank, 1) if status == "ok" else 0,
         # scores.tsv leaves the cost empty when the answer was not printed (metrics.py)
         "lines_before": lines_before if found else "",

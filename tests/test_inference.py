@@ -49,6 +49,8 @@ def make_scores(ranks: dict[str, list[int]], trivial: list[bool] | None = None) 
                     "rr": 1.0 / rank if rank else 0.0,
                     "success10": 1.0 if 0 < rank <= 10 else 0.0,
                     "ndcg10": 1.0 / np.log2(rank + 1) if 0 < rank <= 10 else 0.0,
+                    # one right file: recall@10 is success@10
+                    "recall10": 1.0 if 0 < rank <= 10 else 0.0,
                     "returned": max(rank, 1),
                     "lines_before": None,
                     "bytes_before": None,
@@ -306,11 +308,13 @@ def test_output_is_byte_identical_and_documents_itself():
     assert meta["primary_metric"] == "rr" and meta["baseline"] == "rg"
     assert (meta["seed"], meta["resamples"], meta["alpha"]) == (SEED, 10_000, 0.05)
     assert "Holm" in meta["family_rule"] and len(meta["families"]["secondary"]["pairs"]) == 2
-    # three pairs in the matrix; only (hay, ug) is tested in the all-pairs family
-    assert meta["families"]["all-pairs"]["pairs"] == [["hay", "ug"]] and len(first["pairs"]) == 18
+    # three pairs in the matrix, each on 4 metrics x 2 subsets; only (hay, ug) is tested in
+    # the all-pairs family
+    assert meta["metrics"] == ["rr", "success10", "ndcg10", "recall10"]
+    assert meta["families"]["all-pairs"]["pairs"] == [["hay", "ug"]] and len(first["pairs"]) == 24
     lines = inference_tsv(first).splitlines()
     assert lines[0].split("\t") == list(TSV_COLUMNS)
-    assert len(lines) == 1 + 12 + 6
+    assert len(lines) == 1 + 16 + 8
     primary = [line.split("\t") for line in lines[1:] if line.split("\t")[3] == "rr"]
     assert {row[4] for row in primary} == {"true"}
     other_seed = run_inference(_three_tools(), baseline="rg", seed=SEED + 1)
@@ -465,7 +469,7 @@ def test_thirteen_tools_thirty_queries_in_a_few_seconds():
     start = time.perf_counter()
     result = run_inference(scores, baseline="tool00", seed=SEED)
     assert time.perf_counter() - start < 3.0
-    assert len(result["comparisons"]) == 12 * 6
+    assert len(result["comparisons"]) == 12 * len(METRICS) * len(SUBSETS)
 
 
 def test_inference_script_writes_identical_files_twice(tmp_path):

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import ir_measures
 import pandas as pd
 import pytest
-from ir_measures import RR, Success, nDCG
+from ir_measures import RR, R, Success, nDCG
 
 from searchbench.errors import BenchError
 from searchbench.measures import MEASURES
@@ -19,6 +19,7 @@ from searchbench.metrics import (
     ndcg_at,
     read_raw_records,
     read_scores,
+    recall_at,
     reciprocal_rank,
     score_tools,
     scores_text,
@@ -63,6 +64,7 @@ def test_answer_absent_scores_zero():
     assert reciprocal_rank(ranked, relevant) == 0.0
     assert success_at(ranked, relevant, 10) == 0.0
     assert ndcg_at(ranked, relevant, 10) == 0.0
+    assert recall_at(ranked, relevant, 10) == 0.0
     assert reciprocal_rank([], relevant) == 0.0
 
 
@@ -72,6 +74,7 @@ def test_answer_at_one_scores_one():
     assert reciprocal_rank(ranked, relevant) == 1.0
     assert success_at(ranked, relevant, 10) == 1.0
     assert ndcg_at(ranked, relevant, 10) == 1.0
+    assert recall_at(ranked, relevant, 10) == 1.0
 
 
 def test_answer_at_eleven_misses_the_first_page():
@@ -81,7 +84,9 @@ def test_answer_at_eleven_misses_the_first_page():
     assert reciprocal_rank(ranked, relevant) == pytest.approx(1 / 11, abs=1e-15)
     assert success_at(ranked, relevant, 10) == 0.0
     assert ndcg_at(ranked, relevant, 10) == 0.0
+    assert recall_at(ranked, relevant, 10) == 0.0
     assert success_at(ranked, {"d10"}, 10) == 1.0
+    assert recall_at(ranked, {"d10"}, 10) == 1.0
 
 
 def test_several_right_files_all_credited_by_ndcg():
@@ -99,6 +104,23 @@ def test_several_right_files_all_credited_by_ndcg():
     assert ndcg_at(sorted(many), many, 10) == pytest.approx(1.0, abs=1e-15)
 
 
+def test_recall_counts_the_right_files_of_the_first_page():
+    relevant = {"a", "b", "c"}
+    # a at 2 and b at 4 of three right files; c is not returned
+    assert recall_at(["x", "a", "y", "b"], relevant, 10) == pytest.approx(2 / 3, abs=1e-15)
+    # unlike nDCG, the order within the page does not matter
+    assert recall_at(["a", "b", "x"], relevant, 10) == recall_at(["x", "b", "a"], relevant, 10)
+    # a right file at 11 is not on the page; a repeated file takes no second place on it
+    page = [f"d{i}" for i in range(1, 11)]
+    assert recall_at([*page, "a"], relevant, 10) == 0.0
+    assert recall_at(["a", "a", *page[:8], "b"], relevant, 10) == pytest.approx(2 / 3, abs=1e-15)
+    # more right files than fit on the page: recall cannot reach 1 (trec_eval's recall_10)
+    many = {f"r{i:02d}" for i in range(15)}
+    assert recall_at(sorted(many), many, 10) == pytest.approx(10 / 15, abs=1e-15)
+    with pytest.raises(ValueError, match="without a right file"):
+        recall_at(["a"], set(), 10)
+
+
 def test_files_containing_counts_distinct_files():
     assert files_containing({"q1": ["a", "b"], "q2": ["a"], "q3": []}) == {
         "q1": 2,
@@ -111,7 +133,7 @@ def test_files_containing_counts_distinct_files():
 
 
 # Every measure's oracle: a measure added to searchbench.measures without one fails below.
-ORACLES = {"rr": RR, "success10": Success @ 10, "ndcg10": nDCG @ 10}
+ORACLES = {"rr": RR, "success10": Success @ 10, "ndcg10": nDCG @ 10, "recall10": R @ 10}
 
 
 def test_every_measure_has_an_oracle():
@@ -176,6 +198,9 @@ def test_score_tools_on_fixture():
     # several right files
     assert row[("rg", "fx-code-0003")]["rank"] == 2
     assert row[("hay", "fx-code-0003")]["ndcg10"] == pytest.approx(1.0, abs=1e-15)
+    # recall@10 of its three right files: hay lists all three, rg two (at 2 and 4), gg one
+    recall = {t: row[(t, "fx-code-0003")]["recall10"] for t in TOOLS}
+    assert recall == pytest.approx({"hay": 1.0, "rg": 2 / 3, "gg": 1 / 3}, abs=1e-15)
     # timed out with the answer printed first: still 0, status kept
     timeout = row[("gg", "fx-code-0002")]
     assert (timeout["status"], timeout["rank"], timeout["rr"], timeout["returned"]) == (
@@ -184,6 +209,7 @@ def test_score_tools_on_fixture():
         0.0,
         1,
     )
+    assert timeout["recall10"] == 0.0
     assert timeout["line_rank"] == 0 and timeout["lines_before"] is pd.NA
     error = row[("gg", "fx-code-0005")]
     assert (error["status"], error["rank"], error["ndcg10"]) == ("error", 0, 0.0)
@@ -228,6 +254,7 @@ def test_scores_tsv_format_round_trip_and_determinism(tmp_path):
         "0.090909090909090912",
         "0",
         "0",
+        "0",
         "12",
         "10",
         "400",
@@ -238,7 +265,7 @@ def test_scores_tsv_format_round_trip_and_determinism(tmp_path):
     ]
     gg_q5 = next(line for line in lines if line.startswith("fx-code-0005\tgg\t"))
     assert gg_q5.split("\t")[2:4] == ["error", "0"]
-    assert gg_q5.split("\t")[8:10] == ["", ""]
+    assert gg_q5.split("\t")[9:11] == ["", ""]
     back = read_scores(first)
     assert scores_text(back) == first.read_text(encoding="utf-8")
     assert back["trivial"].dtype == bool and back["rr"].dtype == float
@@ -254,6 +281,21 @@ def test_missing_raw_record_is_named(tmp_path):
             {"hay": read_run(FIXTURES / "runs" / "hay.run")},
             {"hay": raw},
             baseline="hay",
+            languages=_languages(),
+        )
+
+
+def test_a_query_without_a_right_file_is_refused():
+    # recall@10 divides by the number of right files: qrels without one for a query are broken
+    qrels = read_qrels(FIXTURES / "qrels.txt")
+    qrels["fx-code-0003"] = {docid: 0 for docid in qrels["fx-code-0003"]}
+    with pytest.raises(BenchError, match="tool 'gg', qid 'fx-code-0003': qrels name no right file"):
+        score_tools(
+            _qids(),
+            qrels,
+            {tool: read_run(FIXTURES / "runs" / f"{tool}.run") for tool in TOOLS},
+            {tool: read_raw_records(FIXTURES / "raw" / f"{tool}.jsonl") for tool in TOOLS},
+            baseline="rg",
             languages=_languages(),
         )
 

@@ -8,7 +8,7 @@ import pytest
 
 from searchbench.artifacts import read_tsv, tsv_text, write_text
 from searchbench.errors import BenchError
-from searchbench.measures import first_rank
+from searchbench.measures import METRICS, first_rank
 from searchbench.metrics import SCORE_COLUMNS
 from searchbench.ties import CAUSES, COLUMNS, ties_from_files, ties_text, write_ties
 from searchbench.trec import write_qrels, write_run
@@ -65,7 +65,8 @@ def write_inputs(root: Path, runs: dict[str, dict[str, list[str]]]) -> dict:
             ranked = run.get(qid, [])
             state = status(tool, qid, ranked)
             rank = 0 if state == "timeout" else first_rank(ranked, {answer(qid)})
-            score_rows.append([qid, tool, state, rank, *["0"] * 3, len(ranked)] + ["", ""]
+            zeros = ["0"] * len(METRICS)
+            score_rows.append([qid, tool, state, rank, *zeros, len(ranked)] + ["", ""]
                               + [0, 1, "false", "python"])  # fmt: skip
     write_text(root / "scores.tsv", tsv_text(SCORE_COLUMNS, score_rows))
     listings = {}
