@@ -13,6 +13,7 @@ from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
 from searchbench.runner import SearchSetup, result_record, run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.session import SessionRecord, tool_session
 from searchbench.trec import read_qrels, write_run
 
 
@@ -28,40 +29,57 @@ def fast_path_walk(inputs) -> list[bytes] | None:
     return walk_order([os.fsencode(decode_path(line)) for line in listing])
 
 
+def with_session(record: dict, session: SessionRecord | None) -> dict:
+    """A session tool's query record: its memory is the session's (the server answered it)."""
+    if session is None:
+        return record
+    peak = max(record["peak_rss_kib"], session.peak_rss_kib)
+    return {**record, **session.as_record(), "peak_rss_kib": peak, "rss_source": "session"}
+
+
 def main(smk) -> None:
     queries = read_queries(Path(smk.input.queries))
     qrels = read_qrels(smk.input.qrels)
     # files.tsv paths are the raw names (surrogate-escaped str), as tools print them.
     known = frozenset(os.fsencode(entry.path) for entry in read_files_tsv(smk.input.files))
-    setup = SearchSetup.of_job(smk, smk.params.timeout)
-    tool = setup.tool
     fast = fast_path_walk(smk.input)
     containing = read_containment(smk.input.containing) if fast is not None else {}
     run: dict[str, list[str]] = {}
-    raw_lines = []
-    for number, query in enumerate(queries, start=1):
-        right = right_paths(qrels.get(query.qid, {}))
-        if fast is None:
-            result = run_tool(setup, query.query, right, known, query.decl_line)
-            used_fast = False
-        else:
-            holders = containing.get(query.qid, set())
-            result, used_fast = run_fast(
-                setup, query.query, fast, holders, right, known, query.decl_line
+    records = []
+    with tool_session(SearchSetup.of_job(smk, smk.params.timeout)) as (setup, sessions):
+        tool = setup.tool
+        for number, query in enumerate(queries, start=1):
+            right = right_paths(qrels.get(query.qid, {}))
+            if fast is None:
+                result = run_tool(setup, query.query, right, known, query.decl_line)
+                used_fast = False
+            else:
+                holders = containing.get(query.qid, set())
+                result, used_fast = run_fast(
+                    setup, query.query, fast, holders, right, known, query.decl_line
+                )
+            run[query.qid] = [encode_path(p) for p in result.files]
+            records.append(
+                {**result_record(query.qid, query.query, result), "fast_path": used_fast}
             )
-        run[query.qid] = [encode_path(p) for p in result.files]
-        record = {**result_record(query.qid, query.query, result), "fast_path": used_fast}
-        raw_lines.append(json.dumps(record, sort_keys=True, ensure_ascii=False))
+            logging.info(
+                "%s %d/%d %s status=%s files=%d elapsed=%.3fs",
+                tool.spec.name,
+                number,
+                len(queries),
+                query.qid,
+                result.status,
+                len(result.files),
+                result.elapsed,
+            )
+    session = sessions[0] if sessions else None
+    if session is not None:
         logging.info(
-            "%s %d/%d %s status=%s files=%d elapsed=%.3fs",
-            tool.spec.name,
-            number,
-            len(queries),
-            query.qid,
-            result.status,
-            len(result.files),
-            result.elapsed,
+            "%s session: %s, peak %d KiB", tool.spec.name, session.note, session.peak_rss_kib
         )
+    raw_lines = [
+        json.dumps(with_session(r, session), sort_keys=True, ensure_ascii=False) for r in records
+    ]
     write_run(smk.output.run, run, tag=tool.spec.name)
     write_text(Path(smk.output.raw), "".join(line + "\n" for line in raw_lines))
 

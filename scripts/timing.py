@@ -8,6 +8,7 @@ from searchbench.host import host_record, load_average
 from searchbench.queries_io import read_queries
 from searchbench.runner import SearchResult, SearchSetup, run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.session import tool_session
 from searchbench.subsample import seeded_subsample
 from searchbench.timing import TimingSettings, format_timing, time_queries
 
@@ -16,17 +17,18 @@ def main(smk) -> None:
     settings = smk.params.timing
     budget = TimingSettings.from_config(settings)
     queries = {q.qid: q for q in read_queries(Path(smk.input.queries))}
-    setup = SearchSetup.of_job(smk, settings["timeout_seconds"])
-    tool = setup.tool
-
-    def run_query(qid: str) -> SearchResult:
-        result = run_tool(setup, queries[qid].query)
-        logging.info("%s %s: %.3fs", tool.spec.name, qid, result.elapsed)
-        return result
-
     qids = seeded_subsample(list(queries), settings["queries"], smk.params.seed)
     load_before = load_average()
-    rows = time_queries(qids, budget, run_query)
+    # A session tool is timed per question to its running server: its start is index cost.
+    with tool_session(SearchSetup.of_job(smk, settings["timeout_seconds"])) as (setup, _):
+        tool = setup.tool
+
+        def run_query(qid: str) -> SearchResult:
+            result = run_tool(setup, queries[qid].query)
+            logging.info("%s %s: %.3fs", tool.spec.name, qid, result.elapsed)
+            return result
+
+        rows = time_queries(qids, budget, run_query)
     host = {**host_record(smk.input.root), "load_before": load_before, "load_after": load_average()}
     runs = {row.qid: row.runs for row in rows}
     logging.info(

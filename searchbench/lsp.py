@@ -12,6 +12,7 @@ import json
 import os
 import select
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -407,6 +408,8 @@ def compile_commands(root: str) -> list[dict[str, Any]]:
 USAGE = """\
 usage: lsp-symbol [options] --query NAME -- SERVER [ARG...]
        lsp-symbol [options] --index DIR -- SERVER [ARG...]
+       lsp-symbol [options] --serve SOCKET -- SERVER [ARG...]
+       lsp-symbol --connect SOCKET [--timeout S] --query NAME
        lsp-symbol --version -- COMMAND [ARG...]
 
 Starts the language server SERVER in the working directory (the corpus root, its rootUri),
@@ -428,8 +431,16 @@ timeout). The value after --query is the query whatever it looks like.
 --ready-timeout S longest wait for the server to be ready (default 60); then it is asked
 --quiet S         silence that counts as ready once its progress ended (default 0.5)
 --first S         time a server that reports no progress gets to begin some (default 1)
---timeout S       the whole run's budget (default 120)
+--timeout S       the whole run's budget (default 120); with --serve and --connect, one
+                  question's budget
 --server-log FILE the server's stderr (default: discarded, so it never reads as our error)
+--serve SOCKET    session mode: start the server once, print `ready S` (or `not-ready S`)
+                  when it is ready, then answer each question a client sends to the Unix
+                  socket SOCKET, one at a time, until a client asks it to stop. A question
+                  the server fails or times out is answered as a failure and the server is
+                  restarted for the next one.
+--connect SOCKET  ask the session at SOCKET for NAME; print and exit as --query does
+--stop            with --connect and no --query: ask the session to shut down
 """
 
 LANGUAGE_IDS = {
@@ -448,12 +459,13 @@ def parse_args(argv: list[str]) -> dict[str, Any]:
         "query": None, "index": None, "compile_commands": None, "open_cdb_first": None,
         "open_first": None, "language_id": None, "init_options": None, "qualified": False,
         "ready_timeout": 60.0, "quiet": 0.5, "first": 1.0, "timeout": 120.0,
-        "server_log": None, "version": False, "server": [],
+        "server_log": None, "version": False, "server": [], "serve": None, "connect": None,
+        "stop": False,
     }  # fmt: skip
     valued = {
         "--query", "--index", "--compile-commands", "--open-cdb-first", "--open-first",
         "--language-id", "--init-options", "--ready-timeout", "--quiet", "--first",
-        "--timeout", "--server-log",
+        "--timeout", "--server-log", "--serve", "--connect",
     }  # fmt: skip
     floats = {"ready_timeout", "quiet", "first", "timeout"}
     i = 0
@@ -473,15 +485,26 @@ def parse_args(argv: list[str]) -> dict[str, Any]:
                 value = json.loads(value)
             opts[key] = value
             i += 2
-        elif arg in ("--qualified", "--version"):
+        elif arg in ("--qualified", "--version", "--stop"):
             opts[key] = True
             i += 1
         else:
             raise UsageError(f"unknown argument {arg!r}")
+    return _checked(opts)
+
+
+def _checked(opts: dict[str, Any]) -> dict[str, Any]:
+    if opts["connect"] is not None:
+        if opts["server"]:
+            raise UsageError("--connect takes no server command: the session has it")
+        if (opts["query"] is None) == (not opts["stop"]):
+            raise UsageError("--connect needs exactly one of --query and --stop")
+        return opts
     if not opts["server"]:
         raise UsageError("no server command after --")
-    if not opts["version"] and (opts["query"] is None) == (opts["index"] is None):
-        raise UsageError("give exactly one of --query and --index")
+    modes = [opts[key] is not None for key in ("query", "index", "serve")]
+    if not opts["version"] and sum(modes) != 1:
+        raise UsageError("give exactly one of --query, --index and --serve")
     return opts
 
 
@@ -515,22 +538,27 @@ def first_with_suffix(root: str, suffix: str) -> str | None:
     return None
 
 
-def run(opts: dict[str, Any], root: str, out: Any, err: Any) -> int:
-    start = time.monotonic()
-    deadline = start + opts["timeout"]
+def file_to_open(opts: dict[str, Any], root: str) -> str | None:
+    """The file a server must have open before it answers (clangd, tsserver), or None; writes
+    the fallback compile_commands.json first when asked."""
     if opts["compile_commands"]:
         cdb = Path(opts["compile_commands"]) / "compile_commands.json"
         cdb.parent.mkdir(parents=True, exist_ok=True)
         cdb.write_text(json.dumps(compile_commands(root), indent=1) + "\n", encoding="utf-8")
-    to_open = None
     if opts["open_cdb_first"]:
         cdb_path = Path(opts["open_cdb_first"]) / "compile_commands.json"
         entries = json.loads(cdb_path.read_text(encoding="utf-8")) if cdb_path.is_file() else []
         sources = [e["file"] for e in entries if not e["arguments"][1].endswith("-header")]
-        to_open = (sources or [e["file"] for e in entries] or [None])[0]
-    elif opts["open_first"]:
-        to_open = first_with_suffix(root, opts["open_first"])
-    log = open(opts["server_log"], "ab") if opts["server_log"] else subprocess.DEVNULL  # noqa: SIM115
+        return (sources or [e["file"] for e in entries] or [None])[0]
+    if opts["open_first"]:
+        return first_with_suffix(root, opts["open_first"])
+    return None
+
+
+def start_server(opts: dict[str, Any], root: str, log: Any, deadline: float) -> tuple[Client, bool]:
+    """A server initialized in root, its file opened, waited for until ready or deadline;
+    (client, ready). The caller shuts it down."""
+    to_open = file_to_open(opts, root)
     client = Client(opts["server"], root, stderr=log)
     try:
         client.initialize(root, deadline, opts["init_options"])
@@ -538,22 +566,158 @@ def run(opts: dict[str, Any], root: str, out: Any, err: Any) -> int:
             language = opts["language_id"] or LANGUAGE_IDS.get(Path(to_open).suffix, "plaintext")
             client.open(to_open, language)
         ready_by = min(deadline, time.monotonic() + opts["ready_timeout"])
-        ready = client.wait_ready(ready_by, opts["quiet"], opts["first"])
-        waited = time.monotonic() - start
-        if opts["index"] is not None:
-            note = "ready" if ready else f"not ready after {opts['ready_timeout']:g} s"
-            err.write(f"lsp-symbol: {note} ({waited:.2f} s)\n")
-            return 0 if ready else 2
-        symbols = client.request("workspace/symbol", {"query": opts["query"]}, deadline)
-        lines, _other, _outside = result_lines(symbols, opts["query"], root, opts["qualified"])
-        for line in lines:
-            out.write(line)
-        out.flush()
-        return 0 if lines else 1
+        return client, client.wait_ready(ready_by, opts["quiet"], opts["first"])
+    except BaseException:
+        client.kill()
+        raise
+
+
+def ask(client: Client, query: str, root: str, qualified: bool, deadline: float) -> list[bytes]:
+    """The grep-null lines of one workspace/symbol question."""
+    symbols = client.request("workspace/symbol", {"query": query}, deadline)
+    return result_lines(symbols, query, root, qualified)[0]
+
+
+def run(opts: dict[str, Any], root: str, out: Any, err: Any) -> int:
+    start = time.monotonic()
+    deadline = start + opts["timeout"]
+    log = open(opts["server_log"], "ab") if opts["server_log"] else subprocess.DEVNULL  # noqa: SIM115
+    try:
+        client, ready = start_server(opts, root, log, deadline)
+        try:
+            if opts["index"] is not None:
+                waited = time.monotonic() - start
+                note = "ready" if ready else f"not ready after {opts['ready_timeout']:g} s"
+                err.write(f"lsp-symbol: {note} ({waited:.2f} s)\n")
+                return 0 if ready else 2
+            lines = ask(client, opts["query"], root, opts["qualified"], deadline)
+            for line in lines:
+                out.write(line)
+            out.flush()
+            return 0 if lines else 1
+        finally:
+            client.shutdown(grace=max(1.0, min(5.0, deadline - time.monotonic())))
     finally:
-        client.shutdown(grace=max(1.0, min(5.0, deadline - time.monotonic())))
         if log is not subprocess.DEVNULL:
             log.close()
+
+
+# -- session mode: one server answers every question of a search job ----------------------
+# A question and its answer are one JSON line each over a Unix socket, one connection per
+# question. Paths travel as str with surrogate escapes, so a non-UTF-8 name survives.
+
+
+def _recv_line(conn: socket.socket, limit: int = 1 << 26) -> bytes:
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = conn.recv(READ_SIZE)
+        if not chunk:
+            break
+        data += chunk
+        if len(data) > limit:
+            raise LspError("message too long")
+    return data
+
+
+def _send_json(conn: socket.socket, message: dict[str, Any]) -> None:
+    with contextlib.suppress(OSError):  # the runner may have killed a client past its time
+        conn.sendall(json.dumps(message).encode("ascii") + b"\n")
+
+
+class Server:
+    """The session's language server, restarted after a failed question."""
+
+    def __init__(self, opts: dict[str, Any], root: str, log: Any) -> None:
+        self.opts, self.root, self.log = opts, root, log
+        self.client: Client | None = None
+        self.restarts = 0
+
+    def start(self) -> bool:
+        deadline = time.monotonic() + self.opts["ready_timeout"] + 30
+        self.client, ready = start_server(self.opts, self.root, self.log, deadline)
+        return ready
+
+    def answer(self, query: str, budget: float) -> dict[str, Any]:
+        budget = min(budget, self.opts["timeout"])
+        try:
+            if self.client is None:  # the last restart failed: try again, on this budget
+                self.restarts += 1
+                self.start()
+            assert self.client is not None
+            deadline = time.monotonic() + budget
+            lines = ask(self.client, query, self.root, self.opts["qualified"], deadline)
+        except LspError as problem:
+            self.restart()
+            return {"exit": 2, "error": str(problem)}
+        text = b"".join(lines).decode("utf-8", "surrogateescape")
+        return {"exit": 0 if lines else 1, "out": text}
+
+    def restart(self) -> None:
+        if self.client is not None:
+            self.client.kill()
+        self.client = None
+        self.restarts += 1
+        with contextlib.suppress(LspError):
+            self.start()
+
+    def stop(self) -> None:
+        if self.client is not None:
+            self.client.shutdown()
+
+
+def serve(opts: dict[str, Any], root: str, out: Any, err: Any) -> int:
+    """Start the server, say when it is ready, answer questions until told to stop."""
+    start = time.monotonic()
+    log = open(opts["server_log"], "ab") if opts["server_log"] else subprocess.DEVNULL  # noqa: SIM115
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(opts["serve"])
+    listener.listen(4)
+    server = Server(opts, root, log)
+    try:
+        try:
+            ready = server.start()
+        except LspError as problem:
+            err.write(f"lsp-symbol: {problem}\n")
+            ready = False
+        out.write(f"{'ready' if ready else 'not-ready'} {time.monotonic() - start:.3f}\n")
+        out.flush()
+        while True:
+            conn, _ = listener.accept()
+            with conn:
+                request = json.loads(_recv_line(conn) or b"{}")
+                if request.get("stop"):
+                    _send_json(conn, {"exit": 0, "restarts": server.restarts})
+                    return 0
+                reply = server.answer(str(request["query"]), float(request["budget"]))
+                _send_json(conn, reply)
+    finally:
+        server.stop()
+        listener.close()
+        with contextlib.suppress(OSError):
+            os.unlink(opts["serve"])
+        if log is not subprocess.DEVNULL:
+            log.close()
+
+
+def connect(opts: dict[str, Any], out: Any, err: Any) -> int:
+    """One question to a session (or, with --stop, its end); the session's answer printed."""
+    request: dict[str, Any] = (
+        {"stop": True} if opts["stop"] else {"query": opts["query"], "budget": opts["timeout"]}
+    )
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.connect(opts["connect"])
+            conn.sendall(json.dumps(request).encode("ascii") + b"\n")
+            reply = json.loads(_recv_line(conn) or b"{}")
+    except (OSError, ValueError) as problem:
+        raise LspError(f"no answer from the session at {opts['connect']}: {problem}") from problem
+    if "exit" not in reply:
+        raise LspError(f"the session at {opts['connect']} closed without an answer")
+    out.write(reply.get("out", "").encode("utf-8", "surrogateescape"))
+    out.flush()
+    if reply.get("error"):
+        err.write(f"lsp-symbol: {reply['error']}\n")
+    return int(reply["exit"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -569,6 +733,10 @@ def main(argv: list[str] | None = None) -> int:
         print(version_line(opts["server"]))
         return 0
     try:
+        if opts["connect"] is not None:
+            return connect(opts, sys.stdout.buffer, sys.stderr)
+        if opts["serve"] is not None:
+            return serve(opts, os.getcwd(), sys.stdout, sys.stderr)
         return run(opts, os.getcwd(), sys.stdout.buffer, sys.stderr)
     except LspError as problem:
         sys.stderr.write(f"lsp-symbol: {problem}\n")

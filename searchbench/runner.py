@@ -432,7 +432,12 @@ def result_record(qid: str, query: str, result: SearchResult) -> dict:
 
 
 def search_argv(
-    tool: ResolvedTool, query: str, index: str | None = None, word: bool = False
+    tool: ResolvedTool,
+    query: str,
+    index: str | None = None,
+    word: bool = False,
+    session: str | None = None,
+    timeout: float | None = None,
 ) -> list[str]:
     """The concrete argv of one search by a resolved tool."""
     if not tool.available or tool.binary_path is None:
@@ -447,6 +452,8 @@ def search_argv(
         word=word,
         word_argv=tool.spec.word_argv,
         index_binary=tool.index_binary_path,
+        session=session,
+        timeout=timeout,
     )
 
 
@@ -460,6 +467,7 @@ class SearchSetup:
     timeout: float
     index: str | None = None
     word: bool = False
+    session: str | None = None  # the socket of the tool's session (searchbench/session.py)
 
     @classmethod
     def of_job(cls, smk, timeout: float) -> "SearchSetup":
@@ -486,7 +494,14 @@ def run_tool(
     decl_line: tuple[bytes, int] | None = None,
 ) -> SearchResult:
     """run_search with the tool's own argv, env, output format and no-match exit codes."""
-    argv = search_argv(setup.tool, query, index=setup.index, word=setup.word)
+    argv = search_argv(
+        setup.tool,
+        query,
+        index=setup.index,
+        word=setup.word,
+        session=setup.session,
+        timeout=setup.timeout,
+    )
     return run_argv(
         setup.tool,
         argv,

@@ -37,7 +37,9 @@ from searchbench.parsers import FORMATS
 QUERY_GUARDS = ("-e", "--regexp", "--", "-")
 # An element that embeds the query as an option's value, e.g. ast-grep's `--pattern={query}`.
 QUERY_PREFIXES = ("--pattern=", "--regexp=")
-PLACEHOLDERS = ("{binary}", "{query}", "{index}", "{index_binary}")
+PLACEHOLDERS = (
+    "{binary}", "{query}", "{index}", "{index_binary}", "{session}", "{timeout}",
+)  # fmt: skip
 # This repository's own programs (hay, lsp-symbol).
 REPO_BIN = Path(__file__).resolve().parents[1] / "bin"
 # Placeholders an `env` value may hold: the index directory and the corpus root (real path).
@@ -101,6 +103,11 @@ class ToolSpec:
     build: dict | None = None
     # Why this tool cannot be built or run here: it is listed as skipped with this reason.
     unavailable: str | None = None
+    # A process that answers every query of a search job (searchbench/session.py), started
+    # once per job in the corpus root; `argv` then reaches it through `{session}` (a socket
+    # path), and `session_stop_argv` asks it to end.
+    session_argv: list[str] | None = None
+    session_stop_argv: list[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -176,10 +183,19 @@ def _spec_from_entry(name: str, entry: dict) -> ToolSpec:
             re.compile(spec.version_match)
         except re.error as err:
             raise BenchError(f"tool {name}: version_match is not a valid regex ({err})") from err
+    _check_session(spec)
     uses_index = "{index}" in " ".join([*spec.argv, *spec.env.values()])
     if uses_index and not spec.index_argv:
         raise BenchError(f"tool {name}: argv or env uses {{index}} but no index_argv builds it")
     return spec
+
+
+def _check_session(spec: ToolSpec) -> None:
+    if ("{session}" in " ".join(spec.argv)) != (spec.session_argv is not None):
+        raise BenchError(
+            f"tool {spec.name}: argv uses {{session}} exactly when session_argv starts one; "
+            "give both or neither"
+        )
 
 
 def _check_runnable(spec: ToolSpec) -> None:
@@ -490,8 +506,12 @@ def expand_argv(
     word: bool = False,
     word_argv: list[str] | tuple[str, ...] = (),
     index_binary: str | None = None,
+    session: str | None = None,
+    timeout: float | None = None,
 ) -> list[str]:
     """Fill a template. `{word}` is a whole element: word_argv when word=True, else dropped.
+    `{timeout}` is the search's timeout less a tenth, in seconds: a session's own budget for a
+    question ends before the runner's does.
 
     Each placeholder is replaced in one pass per element, so a query containing `{index}` or
     `{binary}` stays literal.
@@ -501,6 +521,8 @@ def expand_argv(
         "{query}": query,
         "{index}": index,
         "{index_binary}": index_binary,
+        "{session}": session,
+        "{timeout}": None if timeout is None else f"{timeout * 0.9:.3f}",
     }
     out: list[str] = []
     for element in template:

@@ -6,6 +6,7 @@ tests/fixtures/lsp/tree (tests/fixtures/lsp/outputs/<tool>-<version>, recorded b
 tests/fixtures/lsp/record.py; nothing there is written by hand).
 """
 
+import contextlib
 import json
 import os
 import subprocess
@@ -209,3 +210,155 @@ def test_gopls_recorded_output():
     assert got["Size"] == [(b"go/ring.go", 5)]  # the field, GoRing.Size
     for query in HOSTILE:
         assert got[query] == [], query
+
+
+# -- session mode: one server answers a whole search job -------------------------------------
+def _serve(tmp_path: Path, *server_args: str, opts: tuple[str, ...] = ()) -> tuple:
+    sock = str(tmp_path / "s")
+    proc = subprocess.Popen(
+        [LSP_SYMBOL, *opts, "--serve", sock, "--", *FAKE, *server_args],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    return proc, sock, line
+
+
+def _stop_session(proc: subprocess.Popen, sock: str, cwd: Path) -> None:
+    stop = run_cli(["--connect", sock, "--stop"], cwd)
+    assert stop.returncode == 0, stop.stderr
+    assert proc.wait(timeout=20) == 0
+    assert not os.path.exists(sock)
+
+
+def test_a_session_answers_as_one_process_per_query_does(tmp_path):
+    proc, sock, line = _serve(tmp_path, opts=("--qualified",))
+    assert line.startswith(b"ready "), line
+    for query in ("-rf", "Name", "f", "$(touch x)"):
+        alone = run_cli(["--qualified", "--query", query, "--", *FAKE], tmp_path)
+        asked = run_cli(["--connect", sock, "--query", query], tmp_path)
+        assert (asked.returncode, asked.stdout) == (alone.returncode, alone.stdout), query
+        assert asked.stdout, query  # the fake server names every query
+    _stop_session(proc, sock, tmp_path)
+    assert not (tmp_path / "x").exists()
+    assert not _fake_servers_alive("--qualified")
+
+
+@pytest.mark.parametrize("mode", ["--crash", "--hang"])
+def test_a_failed_question_is_a_failure_and_the_server_is_restarted(tmp_path, mode):
+    proc, sock, line = _serve(tmp_path, mode)
+    assert line.startswith(b"ready "), line
+    for _ in range(2):  # the second question reaches a restarted server
+        start = time.monotonic()
+        out = run_cli(["--connect", sock, "--timeout", "2", "--query", "f"], tmp_path)
+        assert out.returncode == 2 and out.stdout == b""
+        assert out.stderr.startswith(b"lsp-symbol: "), out.stderr
+        assert time.monotonic() - start < 15
+    _stop_session(proc, sock, tmp_path)
+    assert not _fake_servers_alive(mode)
+
+
+def test_no_session_is_a_one_line_failure(tmp_path):
+    out = run_cli(["--connect", str(tmp_path / "none"), "--query", "f"], tmp_path)
+    assert out.returncode == 2 and out.stdout == b""
+    assert out.stderr.count(b"\n") == 1 and b"no answer from the session" in out.stderr
+    with pytest.raises(lsp.UsageError):
+        lsp.parse_args(["--connect", "s", "--query", "x", "--", "server"])
+    with pytest.raises(lsp.UsageError):
+        lsp.parse_args(["--connect", "s"])
+
+
+def _fake_tool(*server_args: str):
+    from searchbench.tools import ResolvedTool, ToolSpec
+
+    spec = ToolSpec(
+        name="fake-lsp",
+        description="fake",
+        binary=sys.executable,
+        family="language-server",
+        index_binary="lsp-symbol",
+        session_argv=[
+            "{index_binary}",
+            "--serve",
+            "{session}",
+            "--",
+            "{binary}",
+            str(LSP_DIR / "fake_server.py"),
+            *server_args,
+        ],  # fmt: skip
+        argv=[
+            "{index_binary}",
+            "--connect",
+            "{session}",
+            "--timeout",
+            "{timeout}",
+            "--query",
+            "{query}",
+        ],  # fmt: skip
+        session_stop_argv=["{index_binary}", "--connect", "{session}", "--stop"],
+        query_guard="--query",
+        output="grep-null",
+    )
+    return ResolvedTool(spec, sys.executable, "fake 1", "", LSP_SYMBOL, "", True, "")
+
+
+def test_a_search_job_runs_its_queries_through_one_session(tmp_path):
+    from searchbench.runner import SearchSetup, run_tool
+    from searchbench.session import tool_session
+
+    (tmp_path / "a.py").write_text("x\n")
+    setup = SearchSetup(tool=_fake_tool(), root=str(tmp_path), timeout=10)
+    with tool_session(setup) as (session_setup, records):
+        assert session_setup.session and os.path.exists(session_setup.session)
+        results = [run_tool(session_setup, q) for q in ("-rf", "f")]
+        sessions = [
+            pid for pid in os.listdir("/proc")
+            if pid.isdigit() and b"--serve" in Path(f"/proc/{pid}/cmdline").read_bytes()
+            and session_setup.session.encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+        ]  # fmt: skip
+        assert len(sessions) == 1
+    assert [r.status for r in results] == ["ok", "ok"]
+    assert results[0].files == [b"dir with space/b.py", b"a.py"]
+    assert results[0].argv[-2:] == ["--query", "-rf"]
+    (record,) = records
+    assert record.ready and record.exit_code == 0 and record.peak_rss_kib > 0
+    assert record.note.startswith("ready ")
+    assert not os.path.exists(session_setup.session)
+    assert not _fake_servers_alive(str(LSP_DIR / "fake_server.py"))
+
+
+def test_a_session_that_dies_turns_the_rest_into_failures(tmp_path):
+    import signal
+
+    from searchbench.runner import SearchSetup, run_tool
+    from searchbench.session import tool_session
+
+    setup = SearchSetup(tool=_fake_tool(), root=str(tmp_path), timeout=10)
+    with tool_session(setup) as (session_setup, records):
+        assert run_tool(session_setup, "f").status == "ok"
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                with contextlib.suppress(OSError):
+                    cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+                    if session_setup.session.encode() in cmd and b"--serve" in cmd:
+                        os.kill(int(pid), signal.SIGKILL)
+        time.sleep(0.2)
+        after = run_tool(session_setup, "f")
+        assert after.status == "error" and after.files == []
+    assert records[0].exit_code == -signal.SIGKILL
+
+
+def test_session_placeholders_come_in_pairs():
+    from searchbench.errors import BenchError
+    from searchbench.tools import _spec_from_entry
+
+    entry = {
+        "binary": "x", "family": "language-server", "output": "grep-null",
+        "argv": ["{binary}", "--connect", "{session}", "--query", "{query}"],
+        "query_guard": "--query",
+    }  # fmt: skip
+    with pytest.raises(BenchError, match="session_argv"):
+        _spec_from_entry("t", entry)
+    assert _spec_from_entry("t", {**entry, "session_argv": ["{binary}"]}).session_argv
