@@ -357,7 +357,7 @@ def report_model(tmp_path: Path, variant: bool = False):
     if variant:
         hay = scores[scores["tool"] == "hay"].sort_values("qid").reset_index(drop=True)
         worse = hay.assign(tool="hay-x")
-        for column in ("rr", "success10", "ndcg10"):
+        for column in ("rr", "success10", "ndcg10", "recall10"):
             worse.loc[:7, column] = 0.0
         worse.loc[:7, "rank"] = 0
         extra.append(worse)
@@ -400,8 +400,9 @@ def test_report_shows_the_mde_identical_and_what_left_holm(tmp_path):
     model, inference, power = report_model(tmp_path)
     html = render_html(model, {}, "")
     section = html.split('id="alpha-code"')[1]
-    # identical: a verdict of its own, badge and colour, in every table of the twin
-    assert section.count('<span class="badge identical">identical</span>') == 6
+    # identical: a verdict of its own, badge and colour, in every table of the twin (4 metrics,
+    # 2 subsets)
+    assert section.count('<span class="badge identical">identical</span>') == 4 * 2
     assert '<td class="identical" data-tool="twin"' in section
     # which comparisons left the Holm family and why, and the sizes left
     families = inference["metadata"]["families"]

@@ -23,7 +23,7 @@ from searchbench.report.summaries import rank_bucket, timing_summary
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "tests" / "fixtures" / "report" / "results"
 CORPORA = ("alpha", "tiny")
-METRICS = ("rr", "success10", "ndcg10")
+METRICS = ("rr", "success10", "ndcg10", "recall10")
 DETECTED = {"detected better", "detected worse"}
 CHROMIUM = Path("/usr/bin/chromium")
 CONFIG = {"seed": 20261202, "baseline": "rg", "queries_per_corpus": 30}
@@ -271,7 +271,8 @@ def test_load_inference_rejects_a_file_without_comparisons(tmp_path: Path) -> No
     with pytest.raises(BenchError, match="comparisons"):
         load_inference(bad)
     meta, comps = load_inference(FIX / "alpha" / "code" / "inference.json")
-    assert meta["primary_metric"] == "rr" and len(comps) == 18
+    # hay (primary), ugrep and ast-grep (secondary) vs rg, on 4 metrics and 2 subsets
+    assert meta["primary_metric"] == "rr" and len(comps) == 3 * 4 * 2
 
 
 def test_missing_input_names_the_file_and_the_fix(tmp_path: Path) -> None:
@@ -294,7 +295,7 @@ def test_table_means_are_the_means_of_the_scores(page: str) -> None:
                     text, _ = cells[(corpus, subset, tool, metric, "mean")]
                     assert text == f"{expected_mean(corpus, tool, metric, subset):.3f}"
                     checked += 1
-    assert checked == 48
+    assert checked == 2 * 2 * 4 * 4
     # spot values computed by hand from the fixture
     assert cells[("alpha", "all", "hay", "rr", "mean")][0] == "0.944"
     assert cells[("alpha", "all", "rg", "rr", "mean")][0] == "0.605"
@@ -309,7 +310,9 @@ def test_table_differences_come_from_the_inference(page: str) -> None:
                 f"{c['diff']:+.3f} [{c['ci_low']:.3f}, {c['ci_high']:.3f}]"
             )
             assert cells[(*key, "p_randomization")][0] == f"{c['p_randomization']:.4f}"
-            assert cells[(*key, "p_holm")][0] == f"{c['p_holm']:.4f}"
+            # a comparison left out of Holm (Tarone's rule, n < min_queries) has no p_holm
+            holm = "–" if c["p_holm"] is None else f"{c['p_holm']:.4f}"
+            assert cells[(*key, "p_holm")][0] == holm
     assert cells[("alpha", "all", "rg", "rr", "verdict")][0] == "baseline"
 
 
@@ -328,9 +331,13 @@ def test_bold_only_where_detected(page: str) -> None:
     assert bold_seen >= 6 and plain_seen >= 6
     for fld in ("mean", "verdict"):
         assert not cells[("alpha", "all", "rg", "rr", fld)][1]  # the baseline is never bold
-    # hay's success@10 gain: interval excludes 0 but Holm p does not -> marked, not bold
-    text, bold = cells[("alpha", "all", "hay", "success10", "verdict")]
+    # ast-grep's success@10 loss on the discriminating queries: the interval excludes 0 but
+    # the exact p (8 queries differ) is 0.0703 -> marked, not bold
+    text, bold = cells[("alpha", "discriminating", "ast-grep", "success10", "verdict")]
     assert text == "tests disagree †" and not bold
+    # hay alone in the primary family (Holm m = 1): its success@10 gain on 6 queries has the
+    # exact p 2 / 2**6 = 0.03125 < 0.05 and an interval above 0
+    assert cells[("alpha", "all", "hay", "success10", "verdict")] == ("detected better", True)
     assert cells[("alpha", "all", "ast-grep", "rr", "verdict")] == ("detected worse", True)
 
 
@@ -347,11 +354,16 @@ def test_not_evidence_is_greyed_and_labelled(page: str) -> None:
             for fld in ("mean", "diff", "p_randomization", "p_holm", "verdict"):
                 assert ("not-evidence" in classes.cls[(*key, fld)]) == not_ev, (key, fld)
             n_grey += not_ev
-    assert n_grey == 18 + 6
+    # tiny (6 queries): hay's and ast-grep's 8 comparisons each; alpha: ugrep's 8 (at most 2
+    # queries differ: no test could reach alpha)
+    assert n_grey == 8 + 8 + 8
     # whole rows are grey only when every comparison of the tool is not evidence
     for subset in ("all", "discriminating"):
-        for tool in ("hay", "ugrep", "ast-grep"):
+        for tool in ("hay", "ast-grep"):
             assert parser.row_class[("tiny", subset, tool)] == "not-evidence"
+        # ugrep ranks the right file as rg does on all 6 tiny queries: identical, not grey
+        assert parser.row_class[("tiny", subset, "ugrep")] == ""
+        assert parser.cells[("tiny", subset, "ugrep", "rr", "verdict")][0] == "identical"
         assert parser.row_class[("alpha", subset, "ugrep")] == "not-evidence"
         assert parser.row_class[("alpha", subset, "hay")] == ""
         assert parser.row_class[("tiny", subset, "rg")] == ""
@@ -373,12 +385,13 @@ def test_subsets_trivial_share_and_primary_metric_are_stated(page: str) -> None:
 def test_summary_csv_and_markdown(built: Path) -> None:
     with (built / "summary.csv").open(encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    assert len(rows) == 2 * 2 * 4 * 3
+    assert len(rows) == 2 * 2 * 4 * 4
     by = {(r["corpus"], r["subset"], r["tool"], r["metric"]): r for r in rows}
     for corpus in CORPORA:
         for (tool, metric, subset), c in fixture_comparisons(corpus).items():
             r = by[(corpus, subset, tool, metric)]
-            assert float(r["diff"]) == c["diff"] and float(r["p_holm"]) == c["p_holm"]
+            assert float(r["diff"]) == c["diff"]
+            assert r["p_holm"] == "" if c["p_holm"] is None else float(r["p_holm"]) == c["p_holm"]
             assert float(r["mean"]) == pytest.approx(expected_mean(corpus, tool, metric, subset))
             assert r["verdict"] == c["verdict"]
     assert by[("alpha", "all", "rg", "rr")]["verdict"] == "baseline"
@@ -390,9 +403,10 @@ def test_summary_csv_and_markdown(built: Path) -> None:
     )
     assert "tests disagree †" in md
     assert "**not evidence: only 6 queries (fewer than 10)" in md
-    # every non-baseline cell of tiny (6 queries) and ugrep's on alpha (n_eff = 2: no test
-    # could reach alpha)
-    assert md.count("not evidence_ |") == 18 + 6
+    # hay's and ast-grep's cells on tiny (6 queries) and ugrep's on alpha (n_eff <= 2: no test
+    # could reach alpha); ugrep is identical to rg on tiny
+    assert md.count("not evidence_ |") == 8 + 8 + 8
+    assert md.count("(identical to the baseline)") == 8
 
 
 # ----------------------------------------------------------------------------- provenance
@@ -856,7 +870,7 @@ def test_metric_agreement_counts_opposite_signs_and_lists_them() -> None:
     assert sorted((a.corpus, a.tool, a.subset) for a in opposite) == sorted(expected_opposite)
     sec = model.sections[0]
     twisted = dict(sec.comparisons)
-    for metric, sign in (("rr", 1), ("success10", -1), ("ndcg10", 1)):
+    for metric, sign in (("rr", 1), ("success10", -1), ("ndcg10", 1), ("recall10", -1)):
         twisted[("ugrep", metric, "all")] = {"diff": sign * 0.1, "verdict": "detected better"}
     found = agreement.agreements(SimpleNamespace(**{**vars(sec), "comparisons": twisted}))
     assert [a.disagrees for a in found if (a.tool, a.subset) == ("ugrep", "all")] == [True]
