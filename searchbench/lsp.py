@@ -425,6 +425,8 @@ timeout). The value after --query is the query whatever it looks like.
                   database, and so its index, when a file is opened)
 --open-first SUFFIX     open the first file (path order) with this suffix (tsserver answers
                   only for the projects of open files)
+--open-all SUFFIX open every file with this suffix, in path order (a tree without a project
+                  file: tsserver infers a project from the open files and their imports)
 --language-id ID  languageId of the opened file (default from its suffix)
 --init-options JSON     initializationOptions
 --qualified       also keep names ending in `.NAME` (gopls qualifies methods and fields)
@@ -457,14 +459,15 @@ def parse_args(argv: list[str]) -> dict[str, Any]:
     """The options (no argparse: `--query -rf` must read -rf as the query)."""
     opts: dict[str, Any] = {
         "query": None, "index": None, "compile_commands": None, "open_cdb_first": None,
-        "open_first": None, "language_id": None, "init_options": None, "qualified": False,
+        "open_first": None, "open_all": None, "language_id": None, "init_options": None,
+        "qualified": False,
         "ready_timeout": 60.0, "quiet": 0.5, "first": 1.0, "timeout": 120.0,
         "server_log": None, "version": False, "server": [], "serve": None, "connect": None,
         "stop": False,
     }  # fmt: skip
     valued = {
         "--query", "--index", "--compile-commands", "--open-cdb-first", "--open-first",
-        "--language-id", "--init-options", "--ready-timeout", "--quiet", "--first",
+        "--open-all", "--language-id", "--init-options", "--ready-timeout", "--quiet", "--first",
         "--timeout", "--server-log", "--serve", "--connect",
     }  # fmt: skip
     floats = {"ready_timeout", "quiet", "first", "timeout"}
@@ -538,9 +541,21 @@ def first_with_suffix(root: str, suffix: str) -> str | None:
     return None
 
 
+def files_to_open(opts: dict[str, Any], root: str) -> list[str]:
+    """The files a server must have open before it answers (clangd, tsserver); writes the
+    fallback compile_commands.json first when asked."""
+    if opts["open_all"]:
+        return [
+            os.path.join(root, rel)
+            for rel in corpus_files(root)
+            if rel.endswith(opts["open_all"]) and "node_modules/" not in rel
+        ]
+    first = file_to_open(opts, root)
+    return [first] if first else []
+
+
 def file_to_open(opts: dict[str, Any], root: str) -> str | None:
-    """The file a server must have open before it answers (clangd, tsserver), or None; writes
-    the fallback compile_commands.json first when asked."""
+    """The one file a server must have open before it answers, or None."""
     if opts["compile_commands"]:
         cdb = Path(opts["compile_commands"]) / "compile_commands.json"
         cdb.parent.mkdir(parents=True, exist_ok=True)
@@ -558,13 +573,13 @@ def file_to_open(opts: dict[str, Any], root: str) -> str | None:
 def start_server(opts: dict[str, Any], root: str, log: Any, deadline: float) -> tuple[Client, bool]:
     """A server initialized in root, its file opened, waited for until ready or deadline;
     (client, ready). The caller shuts it down."""
-    to_open = file_to_open(opts, root)
+    to_open = files_to_open(opts, root)
     client = Client(opts["server"], root, stderr=log)
     try:
         client.initialize(root, deadline, opts["init_options"])
-        if to_open:
-            language = opts["language_id"] or LANGUAGE_IDS.get(Path(to_open).suffix, "plaintext")
-            client.open(to_open, language)
+        for path in to_open:
+            language = opts["language_id"] or LANGUAGE_IDS.get(Path(path).suffix, "plaintext")
+            client.open(path, language)
         ready_by = min(deadline, time.monotonic() + opts["ready_timeout"])
         return client, client.wait_ready(ready_by, opts["quiet"], opts["first"])
     except BaseException:

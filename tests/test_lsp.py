@@ -362,3 +362,16 @@ def test_session_placeholders_come_in_pairs():
     with pytest.raises(BenchError, match="session_argv"):
         _spec_from_entry("t", entry)
     assert _spec_from_entry("t", {**entry, "session_argv": ["{binary}"]}).session_argv
+
+
+def test_open_all_opens_every_file_of_the_suffix_in_path_order(tmp_path):
+    for rel in ("b/z.ts", "a.ts", "node_modules/x/i.ts", "c.tsx", "b/a.ts"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    opts = lsp.parse_args(["--open-all", ".ts", "--query", "q", "--", "s"])
+    got = [os.path.relpath(p, tmp_path) for p in lsp.files_to_open(opts, str(tmp_path))]
+    assert got == ["a.ts", "b/a.ts", "b/z.ts"]
+    first = lsp.parse_args(["--open-first", ".ts", "--query", "q", "--", "s"])
+    assert [os.path.relpath(p, tmp_path) for p in lsp.files_to_open(first, str(tmp_path))] == [
+        "a.ts"
+    ]
