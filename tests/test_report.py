@@ -939,3 +939,102 @@ def test_the_best_tool_of_each_family_is_named_per_corpus_and_overall(tmp_path: 
     hay = [expected_mean(c, "hay", "rr", "all") for c in CORPORA]
     assert by_family["ranker-under-test"][-1] == f"hay {sum(hay) / 2:.3f} over 2 of 2 corpora"
     assert "## Best of each family" in "".join(families.markdown(model))
+
+
+def usage_track(root: Path) -> tuple[dict, dict]:
+    """alpha's usage track, scored and tested by the workflow's own functions: 12 questions
+    with 3 right files each; hay lists all three first (recall@10 = 1); rg lists two of them
+    on the first page for the first 6 questions (2/3) and one for the other 6 (1/3)."""
+    from searchbench.inference import run_inference, write_inference
+    from searchbench.measures import primary_metric_of
+    from searchbench.metrics import score_tools, write_scores
+    from searchbench.trec import write_qrels
+
+    qids = [f"alpha-usage-{i:04d}" for i in range(1, 13)]
+    right = {q: [f"{q}/a.py", f"{q}/b.py", f"{q}/c.py"] for q in qids}
+    other = {q: [f"{q}/x{i}.py" for i in range(1, 10)] for q in qids}
+    runs = {
+        "hay": {q: [*right[q], *other[q][:2]] for q in qids},
+        "rg": {
+            q: (
+                [other[q][0], right[q][0], other[q][1], right[q][1], *other[q][2:], right[q][2]]
+                if i < 6
+                else [*other[q], *right[q]]
+            )
+            for i, q in enumerate(qids)
+        },
+    }
+    raw = {tool: {q: {"qid": q, "status": "ok"} for q in qids} for tool in runs}
+    qrels = {q: dict.fromkeys(right[q], 1) for q in qids}
+    scores = score_tools(
+        qids, qrels, runs, raw, baseline="rg", languages=dict.fromkeys(qids, "python")
+    )
+    track = root / "results" / "alpha" / "usage"
+    write_scores(scores, track / "scores.tsv")
+    write_qrels(track / "qrels.txt", qrels)
+    (track / "funnel.tsv").write_text("step\tcount\nused names\t40\nsampled\t12\n")
+    result = run_inference(
+        scores,
+        baseline="rg",
+        seed=CONFIG["seed"],
+        resamples=2000,
+        primary=["hay"],
+        primary_metric=primary_metric_of("usage"),
+        context={"corpus": "alpha", "track": "usage"},
+    )
+    write_inference(result, track / "inference.json", track / "inference.tsv")
+    comps = {(c["tool"], c["metric"], c["subset"]): c for c in result["comparisons"]}
+    paths = {
+        "scores": [*inputs()["scores"], str(track / "scores.tsv")],
+        "inference": [*inputs()["inference"], str(track / "inference.json")],
+        "qrels": [str(track / "qrels.txt")],
+        "usage_funnel": [str(track / "funnel.tsv")],
+    }
+    return paths, comps
+
+
+def test_recall_at_10_is_shown_beside_ndcg_on_the_usage_track(tmp_path: Path) -> None:
+    """Issue 17 item 3: recall@10 per query in scores.tsv, its paired comparison in
+    inference.json, and both in the report: the usage section's results table (beside nDCG@10,
+    the track's primary metric, and MRR) and the usage track's overview table."""
+    paths, comps = usage_track(tmp_path)
+    out = tmp_path / "out"
+    build_report(
+        **{**inputs(), **paths},
+        config=CONFIG,
+        config_hash=CONFIG_HASH,
+        command=COMMAND,
+        **outputs(out),
+    )
+    html = (out / "index.html").read_text(encoding="utf-8")
+    section = html.split('id="alpha-usage"')[1].split("<h2")[0]
+    heads = [h.split("<")[0] for h in section.split('<th colspan="5">')[1:5]]
+    assert heads == ["MRR", "success@10", "nDCG@10 (primary)", "recall@10"]
+    cells = parse_tables(section).cells
+    # hay: every right file on the first page; rg: 2 of 3 on half the questions, 1 of 3 on
+    # the other half
+    assert cells[("alpha", "all", "hay", "recall10", "mean")][0] == "1.000"
+    assert cells[("alpha", "all", "rg", "recall10", "mean")][0] == "0.500"
+    recall = comps[("hay", "recall10", "all")]
+    assert recall["diff"] == pytest.approx(0.5, abs=1e-12) and recall["n_eff"] == 12
+    assert recall["p_randomization"] == 2 / 2**12 and recall["verdict"] == "detected better"
+    assert cells[("alpha", "all", "hay", "recall10", "verdict")] == ("detected better", True)
+    assert cells[("alpha", "all", "hay", "recall10", "diff")][0] == (
+        f"+0.500 [{recall['ci_low']:.3f}, {recall['ci_high']:.3f}]"
+    )
+    # the usage track's table: hay - rg on nDCG@10 and on recall@10, each with its verdict
+    usage = html.split('id="usage"')[1].split("</table>")[0]
+    ndcg = comps[("hay", "ndcg10", "all")]
+    assert "hay − baseline nDCG@10 [95% CI]" in usage
+    assert "hay − baseline recall@10 [95% CI]" in usage
+    row = usage.split("<td")[1:]
+    texts = [cell.split(">", 1)[1].split("</td>")[0] for cell in row]
+    assert texts[:2] == ["alpha", "used names 40 → sampled 12"] and texts[2] == "3.0"
+    assert texts[5:] == [
+        f"{ndcg['diff']:+.3f} [{ndcg['ci_low']:.3f}, {ndcg['ci_high']:.3f}]",
+        ndcg["verdict"],
+        f"+0.500 [{recall['ci_low']:.3f}, {recall['ci_high']:.3f}]",
+        "detected better",
+    ]
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    assert "| hay − baseline recall@10 [95% CI] | verdict |" in md

@@ -1,5 +1,6 @@
 """Whether the metrics point the same way: per declared comparison, the signs of the
-MRR, success@10 and nDCG@10 differences, with the disagreements counted and listed."""
+MRR, success@10, nDCG@10 and recall@10 differences, with the disagreements counted and
+listed."""
 
 from __future__ import annotations
 

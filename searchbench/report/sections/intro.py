@@ -33,9 +33,11 @@ def word_match_note(model: Model) -> str | None:
 def intro_text(model: Model) -> str:
     return (
         "MRR (mean reciprocal rank of the first file that declares the symbol) is the primary "
-        "metric of the code and docs tracks; success@10 and nDCG@10 are reported beside it. "
-        "The usage and behavioural tracks, whose questions have several right files, are read "
-        "on nDCG@10 (MRR sees only the first right file). The headline uses the **file "
+        "metric of the code and docs tracks; success@10, nDCG@10 and recall@10 are reported "
+        "beside it (with one right file, recall@10 is success@10). The usage and behavioural "
+        "tracks, whose questions have several right files, are read on nDCG@10 (MRR sees only "
+        "the first right file), with recall@10, the share of the right files on the first "
+        "page, beside it. The headline uses the **file "
         "rank** (position of the right file in the order the tool first printed each file), "
         "not the line rank. Each tool is compared with a reference on the same queries: the "
         "mean paired difference with a 95% percentile-bootstrap interval and a sign-flip "

@@ -1,5 +1,5 @@
-"""The usage and behavioural tracks (questions with several right files, judged on nDCG@10),
-and every tool across all tracks side by side."""
+"""The usage and behavioural tracks (questions with several right files, judged on nDCG@10,
+with recall@10 beside it), and every tool across all tracks side by side."""
 
 from __future__ import annotations
 
@@ -20,6 +20,9 @@ from searchbench.usage_queries import AUDIT_COLUMNS
 
 TRACK_ORDER = ("code", "docs", "usage", "behaviour")
 LABELS = dict(METRIC_LABELS)
+# Shown beside the primary metric where a question has several right files: how many of them
+# reach the first page, whatever their order on it.
+RECALL_METRIC = "recall10"
 
 
 def answers_per_query(path: Path | None) -> str:
@@ -31,16 +34,27 @@ def answers_per_query(path: Path | None) -> str:
     return f"{sum(counts) / len(counts):.1f}" if counts else "–"
 
 
-def verdict_cells(sec: Section | None, tool: str = OVERVIEW_TOOL) -> list[str]:
-    """n, trivial share, tool − baseline on the primary metric [CI], verdict."""
-    if sec is None:
-        return ["not measured", "", "", ""]
-    share = len(sec.trivial) / len(sec.qids) if sec.qids else 0.0
-    comp = sec.comparisons.get((tool, sec.primary, "all"))
+def comparison_cells(sec: Section, metric: str, tool: str = OVERVIEW_TOOL) -> list[str]:
+    """tool − baseline on one metric over all queries [CI], and its verdict."""
+    comp = sec.comparisons.get((tool, metric, "all"))
     if comp is None:
-        return [str(len(sec.qids)), fmt_num(share, 2), f"no {tool}", ""]
+        return [f"no {tool}", ""]
     diff = f"{fmt_signed(comp.get('diff'))} {fmt_ci(comp.get('ci_low'), comp.get('ci_high'))}"
-    return [str(len(sec.qids)), fmt_num(share, 2), diff, str(comp["verdict"])]
+    return [diff, str(comp["verdict"])]
+
+
+def verdict_cells(sec: Section | None, tool: str = OVERVIEW_TOOL) -> list[str]:
+    """n, trivial share, then tool − baseline [CI] and verdict on the primary metric and on
+    recall@10."""
+    if sec is None:
+        return ["not measured", "", "", "", "", ""]
+    share = len(sec.trivial) / len(sec.qids) if sec.qids else 0.0
+    return [
+        str(len(sec.qids)),
+        fmt_num(share, 2),
+        *comparison_cells(sec, sec.primary, tool),
+        *comparison_cells(sec, RECALL_METRIC, tool),
+    ]
 
 
 def section_of(model: Model, corpus: str, track: str) -> Section | None:
@@ -134,7 +148,9 @@ USAGE_HEADER = [
     "answers per query",
     "n",
     "trivial",
-    f"{OVERVIEW_TOOL} − baseline nDCG@10 [95% CI]",
+    f"{OVERVIEW_TOOL} − baseline {LABELS[primary_metric_of('usage')]} [95% CI]",
+    "verdict",
+    f"{OVERVIEW_TOOL} − baseline {LABELS[RECALL_METRIC]} [95% CI]",
     "verdict",
 ]
 AUDIT_HEADER = [
@@ -154,15 +170,20 @@ CROSS_NOTE = (
     "it has several), averaged over every query of the corpora that measured the track; "
     "↑/↓: corpora where the tool is detected better / worse than the baseline on it."
 )
+RECALL_NOTE = (
+    "recall@10: the share of a question's right files among the tool's first ten files, "
+    "whatever their order (a question with more than ten right files cannot reach 1)."
+)
 USAGE_NOTE = (
     "Questions: names declared exactly once and used (a call or an unambiguous type use, by "
     "the parser) in other files; every file with a use is a right answer, found by name, not "
-    "by type. The audit compares the answer sets with GNU Global's references."
+    "by type. The audit compares the answer sets with GNU Global's references. " + RECALL_NOTE
 )
 BEHAVIOUR_NOTE = (
     "Questions: literal searches coding agents ran, from the transcripts in behaviour.logs; "
     "answers: the files the agent opened within behaviour.window tool calls after, that hold "
-    "the literal. A search followed by an opened file is evidence of intent, not proof."
+    "the literal. A search followed by an opened file is evidence of intent, not proof. "
+    + RECALL_NOTE
 )
 
 
