@@ -3,17 +3,20 @@
 import json
 import logging
 import os
+from contextlib import nullcontext
 from pathlib import Path
 
 from searchbench.artifacts import write_text
 from searchbench.containment import read_containment
 from searchbench.fastpath import run_fast, walk_order
 from searchbench.fileset import read_files_tsv
+from searchbench.metrics import NOT_APPLICABLE
 from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
-from searchbench.runner import SearchSetup, result_record, run_tool
+from searchbench.runner import SearchResult, SearchSetup, result_record, run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.session import SessionRecord, tool_session
+from searchbench.tools import covers
 from searchbench.trec import read_qrels, write_run
 
 
@@ -29,9 +32,17 @@ def fast_path_walk(inputs) -> list[bytes] | None:
     return walk_order([os.fsencode(decode_path(line)) for line in listing])
 
 
+def not_applicable() -> SearchResult:
+    """The record of a query a tool is not asked: nothing ran, nothing was printed."""
+    return SearchResult(
+        argv=[], exit_code=None, status=NOT_APPLICABLE, timed_out=False, elapsed=0.0, user=0.0,
+        sys=0.0, peak_rss_kib=0, rss_source="not-run", lines=0, bytes=0,
+    )  # fmt: skip
+
+
 def with_session(record: dict, session: SessionRecord | None) -> dict:
     """A session tool's query record: its memory is the session's (the server answered it)."""
-    if session is None:
+    if session is None or record["status"] == NOT_APPLICABLE:
         return record
     peak = max(record["peak_rss_kib"], session.peak_rss_kib)
     return {**record, **session.as_record(), "peak_rss_kib": peak, "rss_source": "session"}
@@ -46,11 +57,16 @@ def main(smk) -> None:
     containing = read_containment(smk.input.containing) if fast is not None else {}
     run: dict[str, list[str]] = {}
     records = []
-    with tool_session(SearchSetup.of_job(smk, smk.params.timeout)) as (setup, sessions):
-        tool = setup.tool
+    setup = SearchSetup.of_job(smk, smk.params.timeout)
+    tool = setup.tool
+    # A language server on a corpus with none of its languages is never started.
+    asked = any(covers(tool.spec, query.language) for query in queries)
+    with tool_session(setup) if asked else nullcontext((setup, [])) as (setup, sessions):
         for number, query in enumerate(queries, start=1):
             right = right_paths(qrels.get(query.qid, {}))
-            if fast is None:
+            if not covers(tool.spec, query.language):
+                result, used_fast = not_applicable(), False
+            elif fast is None:
                 result = run_tool(setup, query.query, right, known, query.decl_line)
                 used_fast = False
             else:

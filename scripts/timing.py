@@ -1,6 +1,7 @@
 """Time one tool on a seeded subsample of a corpus's queries, within the timing budget."""
 
 import logging
+from contextlib import nullcontext
 from pathlib import Path
 
 from searchbench.artifacts import write_json, write_text
@@ -11,20 +12,24 @@ from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.session import tool_session
 from searchbench.subsample import seeded_subsample
 from searchbench.timing import TimingSettings, format_timing, time_queries
+from searchbench.tools import covers
 
 
 def main(smk) -> None:
     settings = smk.params.timing
     budget = TimingSettings.from_config(settings)
     queries = {q.qid: q for q in read_queries(Path(smk.input.queries))}
-    qids = seeded_subsample(list(queries), settings["queries"], smk.params.seed)
+    setup = SearchSetup.of_job(smk, settings["timeout_seconds"])
+    tool = setup.tool
+    # A language server is timed on the queries it is asked (its languages) only.
+    asked = [qid for qid, q in queries.items() if covers(tool.spec, q.language)]
+    qids = seeded_subsample(asked, settings["queries"], smk.params.seed)
     load_before = load_average()
     # A session tool is timed per question to its running server: its start is index cost.
-    with tool_session(SearchSetup.of_job(smk, settings["timeout_seconds"])) as (setup, _):
-        tool = setup.tool
+    with tool_session(setup) if qids else nullcontext((setup, [])) as (session_setup, _):
 
         def run_query(qid: str) -> SearchResult:
-            result = run_tool(setup, queries[qid].query)
+            result = run_tool(session_setup, queries[qid].query)
             logging.info("%s %s: %.3fs", tool.spec.name, qid, result.elapsed)
             return result
 

@@ -74,6 +74,7 @@ from searchbench.measures import (  # noqa: F401 - VERDICTS re-exported for its 
     VERDICTS,
     Verdict,
 )
+from searchbench.metrics import NOT_APPLICABLE
 
 EXACT_MAX_N_EFF = 16
 CONFIDENCE = 0.95
@@ -212,12 +213,15 @@ def verdict(
     alpha: float,
     min_queries: int = MIN_QUERIES,
     identical: bool = False,
+    applicable: bool = True,
 ) -> str:
     """One of VERDICTS; detected only when the interval excludes 0 and p_holm < alpha.
 
     ``identical`` (the two tools score the same on every query and metric) is a fact, not an
     inference, so it holds whatever n is; with no query at all there is nothing to show.
     """
+    if applicable is False:
+        return Verdict.NOT_APPLICABLE.value
     if identical and n > 0:
         return Verdict.IDENTICAL.value
     if n < min_queries or p_minimum >= alpha or ci_low is None or p_holm is None:
@@ -310,6 +314,8 @@ def _subset_qids(scores: pd.DataFrame) -> dict[str, pd.Index]:
 
 def holm_exclusion(comparison: Mapping, alpha: float, min_queries: int = MIN_QUERIES) -> str | None:
     """Why a comparison stays out of its Holm family, or None when it is in it."""
+    if not comparison.get("applicable", True):
+        return "not applicable: no query in the languages the tool covers"
     if comparison["p_randomization"] is None:
         return "no query in this subset"
     if comparison["n"] < min_queries:
@@ -355,6 +361,7 @@ def adjust_family(
             alpha,
             min_queries,
             identical=c["identical"],
+            applicable=c.get("applicable", True),
         )
 
 
@@ -375,15 +382,10 @@ def family_comparisons(
     within the family unless adjust is False (the caller adjusts a larger family). A stratum
     (a slice of the queries, e.g. one language) is part of each comparison's random draws."""
     subsets = _subset_qids(scores)
-    # Each tool's metric columns, per subset, as arrays in qid order: computed once per tool,
-    # not once per pair (all pairs of 12 tools would redo it 132 times).
     rows = {t: _per_query(scores, t) for t in sorted({t for pair in pairs for t in pair})}
-    arrays = {
-        (t, metric, subset): frame.loc[subsets[subset], metric].to_numpy()
-        for t, frame in rows.items()
-        for metric in METRICS
-        for subset in SUBSETS
-    }
+    # A tool is compared only on the queries in the languages it covers (status
+    # not-applicable elsewhere); both tools of a pair must have been asked.
+    asked = {t: frame.index[frame["status"] != NOT_APPLICABLE] for t, frame in rows.items()}
     comparisons = []
     for tool, base in pairs:
         if not rows[tool].index.equals(rows[base].index):
@@ -391,12 +393,20 @@ def family_comparisons(
                 f"tool {tool!r} and {base!r} were scored on different queries; "
                 "rerun the search and score rules"
             )
+        both = asked[tool].intersection(asked[base])
+        qids = {subset: subsets[subset].intersection(both, sort=None) for subset in SUBSETS}
+        arrays = {
+            (t, metric, subset): rows[t].loc[qids[subset], metric].to_numpy()
+            for t in (tool, base)
+            for metric in METRICS
+            for subset in SUBSETS
+        }
         # Checked before any test, so that a bad score never becomes p = 0 further down.
         for metric in METRICS:
             check_finite(
                 arrays[(tool, metric, "all")] - arrays[(base, metric, "all")],
                 (tool, base, metric, "all"),
-                list(subsets["all"]),
+                list(qids["all"]),
             )
         # Every metric is a function of the rank: equal metrics on every query mean the same
         # rank of the right file everywhere, so there is no difference to test.
@@ -420,6 +430,8 @@ def family_comparisons(
                     primary_metric=metric == primary_metric,
                     subset=subset,
                     identical=identical,
+                    applicable=bool(len(both)),
+                    not_applicable=int(len(subsets[subset]) - len(qids[subset])),
                 )
                 comparisons.append(result)
     if adjust:

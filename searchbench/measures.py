@@ -113,6 +113,8 @@ class Verdict(StrEnum):
     NOT_DETECTED = "not detected"
     NOT_EVIDENCE = "not evidence"
     IDENTICAL = "identical"
+    # The tool covers none of the queries' languages (tools.yaml `languages`): never run.
+    NOT_APPLICABLE = "not applicable"
 
 
 VERDICTS: tuple[str, ...] = tuple(v.value for v in Verdict)

@@ -42,7 +42,11 @@ FLOAT_COLUMNS = METRICS
 INT_COLUMNS = ("rank", "returned", "line_rank", "files_containing")
 NULLABLE_INT_COLUMNS = ("lines_before", "bytes_before")
 FAILED_STATUSES = frozenset({"error", "timeout"})
-STATUSES = frozenset({"ok", "no-match"}) | FAILED_STATUSES
+# A query outside the languages a tool covers (tools.yaml `languages`) is not run: it scores 0
+# here and is left out of that tool's comparisons and means (searchbench.inference).
+NOT_APPLICABLE = "not-applicable"
+UNSCORED_STATUSES = FAILED_STATUSES | {NOT_APPLICABLE}
+STATUSES = frozenset({"ok", "no-match"}) | UNSCORED_STATUSES
 
 
 def files_containing(run: Mapping[str, Sequence[str]]) -> dict[str, int]:
@@ -113,9 +117,9 @@ def _query_scores(
     lines_before = _optional_int(record, "lines_before_answer", where)
     bytes_before = _optional_int(record, "bytes_before_answer", where)
     line_rank = _optional_int(record, "decl_line_rank", where) or 0
-    rank = 0 if status in FAILED_STATUSES else first_rank(ranked, relevant)
+    rank = 0 if status in UNSCORED_STATUSES else first_rank(ranked, relevant)
     scores = {
-        m.name: 0.0 if status in FAILED_STATUSES else m.score(ranked, relevant) for m in MEASURES
+        m.name: 0.0 if status in UNSCORED_STATUSES else m.score(ranked, relevant) for m in MEASURES
     }
     if rank == 0:
         lines_before = bytes_before = None

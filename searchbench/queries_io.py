@@ -15,6 +15,7 @@ class Query:
     query: str
     path: str  # encoded, relative to the corpus root
     line: int
+    language: str = ""  # of the declaration (code, usage), heading (docs) or answer (behaviour)
 
     @property
     def decl_line(self) -> tuple[bytes, int]:
@@ -25,7 +26,7 @@ class Query:
 def read_queries(path: Path) -> list[Query]:
     rows = read_tsv(path, QUERY_COLUMNS)
     return sorted(
-        (Query(r["qid"], r["query"], r["path"], int(r["line"])) for r in rows),
+        (Query(r["qid"], r["query"], r["path"], int(r["line"]), r["language"]) for r in rows),
         key=lambda q: q.qid,
     )
 

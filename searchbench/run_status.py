@@ -16,6 +16,7 @@ STATUS_HEADER = (
     "no-match",
     "error",
     "timeout",
+    "not-applicable",
     "fast_path",
     "leftover_processes",
     "unparsed_lines",

@@ -125,6 +125,12 @@ class ResolvedTool:
     binary_target: str = ""  # the file the binary path finally names (symlinks resolved)
 
 
+def covers(spec: ToolSpec, language: str) -> bool:
+    """Whether a tool is asked about a query in this language: a tool with `languages` (a
+    language server) only about those; the others about every query."""
+    return spec.languages is None or language in spec.languages
+
+
 def escape_regex(query: str) -> str:
     """The query as a regular expression matching exactly its text (RE2 and POSIX ERE)."""
     return _REGEX_META.sub(r"\\\1", query)

@@ -518,3 +518,35 @@ def test_the_minimum_query_rule_is_read_from_config_not_fixed():
     assert [c["verdict"] for c in rr] == ["detected better"]
     assert {c["verdict"] for c in stricter["comparisons"]} == {"not evidence"}
     assert stricter["metadata"]["min_queries"] == 13 and default["metadata"]["min_queries"] == 10
+
+
+# --- a tool that covers only some languages (a language server) ----------------------------
+def test_a_tool_is_compared_only_on_the_queries_it_was_asked():
+    n = 40
+    base = [2] * n
+    # asked about the 25 Python queries, where it finds the answer first; never about the C ones
+    lsp_ranks = [1] * 25 + [0] * 15
+    scores = make_scores({"rg": base, "lsp": lsp_ranks, "nolang": [0] * n})
+    asked = [f"c-code-{i:04d}" for i in range(25)]
+    lsp_rows = (scores["tool"] == "lsp") & ~scores["qid"].isin(asked)
+    scores.loc[lsp_rows, "status"] = "not-applicable"
+    scores.loc[scores["tool"] == "nolang", "status"] = "not-applicable"
+    result = run_inference(scores, baseline="rg", seed=SEED, resamples=2000)
+    comp = by_key(result, "lsp", "rr", "all")
+    assert (comp["n"], comp["not_applicable"], comp["applicable"]) == (25, 15, True)
+    assert comp["mean_tool"] == 1.0 and comp["mean_base"] == 0.5  # on its 25 queries only
+    assert comp["verdict"] == "detected better"
+    none = by_key(result, "nolang", "rr", "all")
+    assert none["verdict"] == "not applicable" and none["n"] == 0
+    assert none["holm_excluded"].startswith("not applicable")
+    # the baseline's other comparisons are untouched: all 40 queries
+    assert by_key(result, "nolang", "rr", "all")["not_applicable"] == 40
+
+
+def test_covers_reads_the_tools_languages():
+    from searchbench.tools import ToolSpec, covers
+
+    lsp = ToolSpec("s", "s", "s", ["{query}"], "grep", languages=["python"])
+    grep = ToolSpec("g", "g", "g", ["{query}"], "grep")
+    assert covers(lsp, "python") and not covers(lsp, "c") and not covers(lsp, "markdown")
+    assert covers(grep, "markdown") and covers(grep, "")

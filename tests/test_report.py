@@ -607,7 +607,7 @@ def test_run_endings_are_reported_with_timeouts_counted(tmp_path: Path) -> None:
 
     raw = tmp_path / "alpha" / "code" / "raw"
     raw.mkdir(parents=True)
-    statuses = ["ok"] * 27 + ["timeout", "error", "no-match"]
+    statuses = ["ok"] * 26 + ["timeout", "error", "no-match", "not-applicable"]
     (raw / "busybox-grep.jsonl").write_text(
         "".join(
             f'{{"qid": "q{i}", "status": "{s}", "fast_path": {str(i % 2 == 0).lower()}}}\n'
@@ -621,7 +621,8 @@ def test_run_endings_are_reported_with_timeouts_counted(tmp_path: Path) -> None:
         "code",
         "busybox-grep",
         "30",
-        "27",
+        "26",
+        "1",
         "1",
         "1",
         "1",

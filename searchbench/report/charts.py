@@ -12,7 +12,7 @@ from searchbench.report.fmt import METRIC_LABEL, METRICS, as_float, esc
 from searchbench.report.model import Model, Section
 from searchbench.report.summaries import RANK_BUCKETS, runs_flag
 
-VERDICT_COLOURS = ("#1b7837", "#b2182b", "#e08214", "#666666", "#bbbbbb", "#6baed6")
+VERDICT_COLOURS = ("#1b7837", "#b2182b", "#e08214", "#666666", "#bbbbbb", "#6baed6", "#f0f0f0")
 
 
 BUCKET_COLOURS = ("#1b7837", "#7fbc41", "#fdb863", "#e66101", "#bbbbbb")

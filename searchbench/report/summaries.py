@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from searchbench.metrics import NOT_APPLICABLE
 from searchbench.report.fmt import METRICS, as_bool, as_float, mean, median, present
 
 RANK_BUCKETS = ("1", "2-3", "4-10", ">10", "absent")
@@ -36,11 +37,17 @@ def trivial_qids(rows: Sequence[dict[str, str]], baseline: str) -> set[str]:
     return {r["qid"] for r in base_rows if as_bool(r.get("trivial", "0"))}
 
 
+def asked(rows: Sequence[dict[str, str]]) -> list[dict[str, str]]:
+    """The rows of queries a tool was asked (not those outside its languages)."""
+    return [r for r in rows if r.get("status") != NOT_APPLICABLE]
+
+
 def metric_means(rows: Sequence[dict[str, str]], qids: set[str]) -> dict[str, dict[str, float]]:
-    """tool -> metric -> mean over the given queries."""
+    """tool -> metric -> mean over the given queries the tool was asked (a query outside its
+    languages is not-applicable, as in its comparisons); NaN when it was asked none."""
     out: dict[str, dict[str, float]] = {}
     for tool in sorted({r["tool"] for r in rows}):
-        sel = [r for r in rows if r["tool"] == tool and r["qid"] in qids]
+        sel = [r for r in asked(rows) if r["tool"] == tool and r["qid"] in qids]
         out[tool] = {m: mean([as_float(r[m]) for r in sel]) for m, _ in METRICS}
     return out
 
@@ -49,7 +56,7 @@ def rank_distribution(rows: Sequence[dict[str, str]], qids: set[str]) -> list[di
     """One record per tool and bucket: count and share of the given queries."""
     out = []
     for tool in sorted({r["tool"] for r in rows}):
-        sel = [r for r in rows if r["tool"] == tool and r["qid"] in qids]
+        sel = [r for r in asked(rows) if r["tool"] == tool and r["qid"] in qids]
         counts = dict.fromkeys(RANK_BUCKETS, 0)
         for r in sel:
             counts[rank_bucket(int(as_float(r["rank"]) or 0))] += 1
@@ -71,11 +78,13 @@ def cost_summary(rows: Sequence[dict[str, str]]) -> dict[str, dict[str, Any]]:
     """Per tool: status counts and medians of what an agent reads before the answer."""
     out: dict[str, dict[str, Any]] = {}
     for tool in sorted({r["tool"] for r in rows}):
-        sel = [r for r in rows if r["tool"] == tool]
+        mine = [r for r in rows if r["tool"] == tool]
+        sel = asked(mine)
         found = [r for r in sel if as_float(r["rank"]) > 0]
         statuses = [r.get("status", "") for r in sel]
         out[tool] = {
             "queries": len(sel),
+            "not_applicable": len(mine) - len(sel),
             "found": len(found),
             "no_match": statuses.count("no-match"),
             "error": statuses.count("error"),
