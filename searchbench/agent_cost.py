@@ -53,6 +53,7 @@ from scipy.stats import spearmanr
 
 from searchbench.artifacts import tsv_text, write_text
 from searchbench.errors import BenchError
+from searchbench.metrics import NOT_APPLICABLE
 
 BUDGET_BYTES = 10_000
 MIN_PAIRS = 3  # below three pairs a rank correlation is ±1 or undefined, never evidence
@@ -211,7 +212,9 @@ def tool_costs(
     if not rows:
         raise BenchError(f"tool {tool!r} has no rows in scores.tsv; rerun the score rule")
     out = []
-    for row in sorted(rows, key=lambda r: str(r["qid"])):
+    # A query outside the tool's languages was never asked: it costs nothing and finds nothing.
+    asked = [r for r in rows if r["status"] != NOT_APPLICABLE]
+    for row in sorted(asked, key=lambda r: str(r["qid"])):
         where = f"tool {tool!r}, qid {row['qid']!r}"
         if row["qid"] not in records:
             raise BenchError(f"{where}: no raw record; rerun the search for this tool")
