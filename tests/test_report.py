@@ -3,6 +3,7 @@
 import csv
 import json
 import runpy
+import shutil
 import struct
 import subprocess
 import textwrap
@@ -16,6 +17,7 @@ import pytest
 from report_paths import build_model, build_report
 
 from searchbench.errors import BenchError
+from searchbench.metrics import read_scores, write_scores
 from searchbench.report.inputs import ARTIFACTS, ReportInputs, as_list, key_of, rule_inputs
 from searchbench.report.model import load_inference
 from searchbench.report.summaries import rank_bucket, timing_summary
@@ -736,37 +738,47 @@ def test_quality_time_labels_stay_apart():
     assert all(b - a >= 0.05 - 1e-12 for a, b in zip(heights, heights[1:], strict=False))
 
 
-def test_a_tool_without_a_parser_for_some_queries_is_marked_with_the_count():
-    """Issue 8 item 4: ctags scored 0 on Swift and read as "detected worse". A tool that
-    declares its languages gets a caveat naming what it cannot parse and how many queries."""
+def test_a_tool_asked_only_some_queries_is_marked_with_the_count():
+    """Issue 8 item 4 and issue 16: a tool that declares its languages is not asked about
+    queries in others (not-applicable); its row says how many it was asked."""
     from searchbench.report.sections.results import language_caveats
+    from searchbench.report.summaries import cost_summary
 
-    sec = SimpleNamespace(track="code", corpus="mix", tools=["ctags", "rg", "hay"])
-    gt = [
-        {"language": "rust", "queries": "26"},
-        {"language": "swift", "queries": "3"},
-        {"language": "tsx", "queries": "1"},
-        {"language": "all", "queries": "30"},
-    ]
+    rows = [
+        {"tool": tool, "qid": f"q{i}", "rank": "1", "returned": "1", "lines_before": "",
+         "bytes_before": "", "line_rank": "0",
+         "status": "not-applicable" if (tool, i >= 26) in {("ctags", True)} or tool == "lsp"
+         else "ok"}
+        for tool in ("ctags", "rg", "hay", "lsp", "rust-only")
+        for i in range(30)
+    ]  # fmt: skip
+    sec = SimpleNamespace(
+        track="code", corpus="mix", tools=["ctags", "rg", "hay", "lsp", "rust-only"],
+        cost=cost_summary(rows),
+    )  # fmt: skip
     tools = [
         {"name": "ctags", "languages": ["rust", "typescript"]},
         {"name": "rg", "languages": None},
         {"name": "hay"},
+        {"name": "lsp", "languages": ["python"]},
         {"name": "rust-only", "languages": ["rust", "swift", "tsx"]},
     ]
-    model = SimpleNamespace(gt_audit={"mix": gt}, tools=tools)
+    model = SimpleNamespace(tools=tools)
     caveats = language_caveats(model, sec)
     assert caveats == {
         "ctags": (
-            "no parser: swift, tsx",
-            "ctags: no parser for swift, tsx; 4 of 30 queries are in those languages "
-            "and count as misses in its scores, whatever its ranking.",
-        )
+            "asked 26 of 30",
+            "ctags: asked only about the queries in the languages it covers (rust, "
+            "typescript): 26 of 30; the other 4 were not run, and its means and comparisons "
+            "use those it was asked.",
+        ),
+        "lsp": (
+            "not applicable",
+            "lsp: not applicable here: none of the 30 queries is in the languages it covers "
+            "(python); it was not run.",
+        ),
     }
-    assert language_caveats(model, SimpleNamespace(**{**vars(sec), "track": "docs"})) == {}
-    # every language parsed: no caveat
-    model.gt_audit["mix"] = [gt[0], {"language": "all", "queries": "26"}]
-    assert language_caveats(model, sec) == {}
+    assert sec.cost["ctags"]["queries"] == 26 and sec.cost["ctags"]["not_applicable"] == 4
 
 
 def test_the_caveat_reaches_the_tool_row_of_the_page(tmp_path: Path) -> None:
@@ -778,12 +790,24 @@ def test_the_caveat_reaches_the_tool_row_of_the_page(tmp_path: Path) -> None:
     names = {r["name"] for r in records}
     tool = sorted(names - {"rg"})[0]
     for r in records:
-        r["languages"] = ["nosuchlanguage"] if r["name"] == tool else None
+        r["languages"] = ["rust"] if r["name"] == tool else None
     path = tmp_path / "tools.json"
     path.write_text(json.dumps(records))
+    # the tool was not asked the alpha corpus's toml queries: as the search rule writes it
+    scores_dir = tmp_path / "results" / "alpha" / "code"
+    shutil.copytree(FIX / "alpha" / "code", scores_dir)
+    frame = read_scores(scores_dir / "scores.tsv")
+    asked_not = (frame["tool"] == tool) & (frame["language"] != "rust")
+    frame.loc[asked_not, ["status", "rank", *METRICS]] = ["not-applicable", 0, *[0.0] * 4]
+    write_scores(frame, scores_dir / "scores.tsv")
+    skipped, total = int(asked_not.sum()), int((frame["tool"] == tool).sum())
     out = tmp_path / "out"
+    paths = inputs()
+    paths["scores"] = [
+        str(scores_dir / "scores.tsv") if "/alpha/" in p else p for p in paths["scores"]
+    ]
     build_report(
-        **{**inputs(), "tools": str(path)},
+        **{**paths, "tools": str(path)},
         config=CONFIG,
         config_hash=CONFIG_HASH,
         command=COMMAND,
@@ -792,9 +816,10 @@ def test_the_caveat_reaches_the_tool_row_of_the_page(tmp_path: Path) -> None:
     html = (out / "index.html").read_text(encoding="utf-8")
     md = (out / "summary.md").read_text(encoding="utf-8")
     assert f'data-tool="{tool}"><td class="name">{tool} <span class="caveat"' in html
-    # the fixture's alpha corpus has rust and toml queries, none in "nosuchlanguage"
-    assert f"{tool}: no parser for rust, toml; 30 of 30 queries" in html
-    assert f"| {tool} (no parser: rust, toml) |" in md
+    # the fixture's alpha corpus has rust and toml queries: the toml ones were not asked
+    assert 0 < skipped < total
+    assert f"{tool}: asked only about the queries in the languages it covers (rust): " in html
+    assert f"| {tool} (asked {total - skipped} of {total}) |" in md
     assert 'data-tool="rg"><td class="name">rg</td>' in html
 
 

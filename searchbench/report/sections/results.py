@@ -61,31 +61,34 @@ def md_metric_cell(row: dict[str, Any]) -> str:
 
 
 def language_caveats(model: Model, sec: Section) -> dict[str, tuple[str, str]]:
-    """Tools that declare the languages they parse, on a code track with queries in others:
-    those queries count as misses in the tool's scores, which says nothing about its ranking
-    (issue 8: ctags 5.9 has no Swift parser and was "detected worse" on Swift).
+    """Tools that declare the languages they cover (tools.yaml `languages`: a language server,
+    ctags' parsers), where some of this section's queries are in others: those queries were
+    not asked of the tool (status not-applicable), and its means and comparisons use the rest
+    (issue 8: ctags 5.9 has no Swift parser and read "detected worse" on Swift; issue 16).
     Per tool: a short label for its row and the sentence for the section."""
-    if sec.track != "code":
-        return {}
-    per_language = {
-        r["language"]: int(r["queries"])
-        for r in model.gt_audit.get(sec.corpus, [])
-        if r.get("language") not in (None, "all")
-    }
-    total = sum(per_language.values())
     caveats = {}
     for record in model.tools:
-        tool, parsed = str(record.get("name")), record.get("languages")
-        if parsed is None or tool not in sec.tools:
+        tool, covered = str(record.get("name")), record.get("languages")
+        if covered is None or tool not in sec.tools:
             continue
-        unparsed = sorted(lang for lang in per_language if lang not in parsed)
-        n = sum(per_language[lang] for lang in unparsed)
-        if n:
+        cost = sec.cost.get(tool, {})
+        skipped = int(cost.get("not_applicable") or 0)
+        if not skipped:
+            continue
+        total = skipped + int(cost.get("queries") or 0)
+        languages = ", ".join(covered)
+        if skipped == total:
             caveats[tool] = (
-                f"no parser: {', '.join(unparsed)}",
-                f"{tool}: no parser for {', '.join(unparsed)}; {n} of {total} queries are in "
-                f"{'that language' if len(unparsed) == 1 else 'those languages'} and count as "
-                "misses in its scores, whatever its ranking.",
+                "not applicable",
+                f"{tool}: not applicable here: none of the {total} queries is in the languages "
+                f"it covers ({languages}); it was not run.",
+            )
+        else:
+            caveats[tool] = (
+                f"asked {total - skipped} of {total}",
+                f"{tool}: asked only about the queries in the languages it covers ({languages}): "
+                f"{total - skipped} of {total}; the other {skipped} were not run, and its means "
+                "and comparisons use those it was asked.",
             )
     return caveats
 
