@@ -14,7 +14,8 @@ NOTE = (
     "behavioural tracks) over all queries, with its verdict in its comparison "
     "family (against the baseline; an ablation variant, against its full tool); overall: the "
     "highest mean over the corpora the track measured "
-    "(a tool missing on a corpus is left out of that mean, and the count says so)."
+    "(a tool missing on a corpus is left out of that mean, and the count says so). A tool that "
+    "covers some languages (a language server) is ranked on the queries it was asked."
 )
 
 
@@ -22,8 +23,14 @@ def family_of(model: Model) -> dict[str, str]:
     return {str(t.get("name")): str(t.get("family") or "unstated") for t in model.tools}
 
 
+def score_of(sec: Section, tool: str) -> float | None:
+    """The tool's mean on the queries it was asked; None when it was asked none (NaN)."""
+    value = sec.means["all"].get(tool, {}).get(sec.primary)
+    return value if value is not None and value == value else None
+
+
 def best(sec: Section, tools: list[str]) -> tuple[str, float] | None:
-    scored = [(sec.means["all"][t][sec.primary], t) for t in tools if t in sec.means["all"]]
+    scored = [(score, t) for t in tools if (score := score_of(sec, t)) is not None]
     if not scored:
         return None
     top = max(score for score, _ in scored)
@@ -47,8 +54,8 @@ def overall(sections: list[Section], tools: list[str]) -> str:
     means: dict[str, list[float]] = {}
     for sec in sections:
         for tool in tools:
-            if tool in sec.means["all"]:
-                means.setdefault(tool, []).append(sec.means["all"][tool][sec.primary])
+            if (score := score_of(sec, tool)) is not None:
+                means.setdefault(tool, []).append(score)
     if not means:
         return "–"
     top = max(mean(v) for v in means.values())
