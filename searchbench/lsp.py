@@ -10,6 +10,7 @@ few requests servers send the client, and progress tracking to know when a serve
 import contextlib
 import json
 import os
+import re
 import select
 import signal
 import socket
@@ -102,6 +103,7 @@ class Client:
         self.pending: list[dict[str, Any]] = []
         self.next_id = 0
         self.progress_active: set[Any] = set()
+        self.opened: set[str] = set()
         self.progress_seen = 0
         self.last_activity = time.monotonic()
         # answers to requests the server sends us: method -> params -> result
@@ -236,6 +238,10 @@ class Client:
         return result
 
     def open(self, path: str, language: str) -> None:
+        """textDocument/didOpen, once per file (a second open is a protocol error)."""
+        if path in self.opened:
+            return
+        self.opened.add(path)
         text = Path(path).read_text(encoding="utf-8", errors="replace")
         doc = {"uri": path_to_uri(path), "languageId": language, "version": 1, "text": text}
         self.notify("textDocument/didOpen", {"textDocument": doc})
@@ -430,6 +436,8 @@ timeout). The value after --query is the query whatever it looks like.
 --language-id ID  languageId of the opened file (default from its suffix)
 --init-options JSON     initializationOptions
 --qualified       also keep names ending in `.NAME` (gopls qualifies methods and fields)
+--references      print where NAME is used instead: textDocument/references (declaration
+                  excluded) at the first symbol named NAME inside the root
 --ready-timeout S longest wait for the server to be ready (default 60); then it is asked
 --quiet S         silence that counts as ready once its progress ended (default 0.5)
 --first S         time a server that reports no progress gets to begin some (default 1)
@@ -463,7 +471,7 @@ def parse_args(argv: list[str]) -> dict[str, Any]:
         "qualified": False,
         "ready_timeout": 60.0, "quiet": 0.5, "first": 1.0, "timeout": 120.0,
         "server_log": None, "version": False, "server": [], "serve": None, "connect": None,
-        "stop": False,
+        "stop": False, "references": False,
     }  # fmt: skip
     valued = {
         "--query", "--index", "--compile-commands", "--open-cdb-first", "--open-first",
@@ -488,7 +496,7 @@ def parse_args(argv: list[str]) -> dict[str, Any]:
                 value = json.loads(value)
             opts[key] = value
             i += 2
-        elif arg in ("--qualified", "--version", "--stop"):
+        elif arg in ("--qualified", "--version", "--stop", "--references"):
             opts[key] = True
             i += 1
         else:
@@ -593,6 +601,73 @@ def ask(client: Client, query: str, root: str, qualified: bool, deadline: float)
     return result_lines(symbols, query, root, qualified)[0]
 
 
+def name_position(path: str, line: int, name: str, look: int = 50) -> tuple[int, int] | None:
+    """(0-based line, UTF-16 column) of the first whole-word `name` at or below `line` (a
+    SymbolInformation's range starts at its declaration, `def` or `class` included)."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    word = re.compile(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])")
+    for number in range(line, min(len(lines), line + look)):
+        found = word.search(lines[number])
+        if found:
+            return number, len(lines[number][: found.start()].encode("utf-16-le")) // 2
+    return None
+
+
+def ask_references(
+    client: Client, query: str, root: str, qualified: bool, deadline: float
+) -> list[bytes]:
+    """Where `query` is used, as an LSP toolkit finds it from a name alone: the first symbol
+    named `query` inside the root (workspace/symbol, the server's order), then
+    textDocument/references at its name, declaration excluded; grep-null lines in the
+    server's order. Nothing when the server lists no such symbol."""
+    symbols = client.request("workspace/symbol", {"query": query}, deadline) or []
+    real_root = os.path.realpath(root)
+    for symbol in symbols:
+        path, line = symbol_location(symbol)
+        if not name_matches(str(symbol.get("name", "")), query, qualified) or path is None:
+            continue
+        if relative_to_root(path, root, real_root) is None:
+            continue
+        position = name_position(path, line - 1, query)
+        if position is None:
+            continue
+        client.open(path, LANGUAGE_IDS.get(Path(path).suffix, "plaintext"))
+        params = {
+            "textDocument": {"uri": path_to_uri(path)},
+            "position": {"line": position[0], "character": position[1]},
+            "context": {"includeDeclaration": False},
+        }
+        locations = client.request("textDocument/references", params, deadline) or []
+        return location_lines(locations, query, root, real_root)
+    return []
+
+
+def location_lines(
+    locations: list[dict[str, Any]], name: str, root: str, real_root: str
+) -> list[bytes]:
+    """grep-null lines of Locations inside the root, in the order given."""
+    lines = []
+    for location in locations:
+        path = uri_to_path(location.get("uri", ""))
+        rel = relative_to_root(path, root, real_root) if path else None
+        if rel is None:
+            continue
+        line = int(((location.get("range") or {}).get("start") or {}).get("line", 0)) + 1
+        lines.append(os.fsencode(rel) + b"\0" + str(line).encode() + b":" + name.encode() + b"\n")
+    return lines
+
+
+def question(
+    client: Client, opts: dict[str, Any], query: str, root: str, deadline: float
+) -> list[bytes]:
+    """One query's grep-null lines: its symbols, or with --references its uses."""
+    asker = ask_references if opts["references"] else ask
+    return asker(client, query, root, opts["qualified"], deadline)
+
+
 def run(opts: dict[str, Any], root: str, out: Any, err: Any) -> int:
     start = time.monotonic()
     deadline = start + opts["timeout"]
@@ -605,7 +680,7 @@ def run(opts: dict[str, Any], root: str, out: Any, err: Any) -> int:
                 note = "ready" if ready else f"not ready after {opts['ready_timeout']:g} s"
                 err.write(f"lsp-symbol: {note} ({waited:.2f} s)\n")
                 return 0 if ready else 2
-            lines = ask(client, opts["query"], root, opts["qualified"], deadline)
+            lines = question(client, opts, opts["query"], root, deadline)
             for line in lines:
                 out.write(line)
             out.flush()
@@ -660,7 +735,7 @@ class Server:
                 self.start()
             assert self.client is not None
             deadline = time.monotonic() + budget
-            lines = ask(self.client, query, self.root, self.opts["qualified"], deadline)
+            lines = question(self.client, self.opts, query, self.root, deadline)
         except LspError as problem:
             self.restart()
             return {"exit": 2, "error": str(problem)}

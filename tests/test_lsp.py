@@ -375,3 +375,31 @@ def test_open_all_opens_every_file_of_the_suffix_in_path_order(tmp_path):
     assert [os.path.relpath(p, tmp_path) for p in lsp.files_to_open(first, str(tmp_path))] == [
         "a.ts"
     ]
+
+
+def test_references_are_asked_at_the_first_declaration_inside_the_root(tmp_path):
+    # the fake server declares the query at `dir with space/b.py` line 5 (1-based); the name
+    # follows a non-ASCII character there, so its column is counted in UTF-16 units
+    (tmp_path / "dir with space").mkdir()
+    decl = "\n".join(["", "", "", "", "def ring_push(): é𝔘 = ring_push", ""])
+    (tmp_path / "dir with space" / "b.py").write_text(decl, encoding="utf-8")
+    out = run_cli(["--references", "--query", "ring_push", "--", *FAKE], tmp_path)
+    assert out.returncode == 0, out.stderr
+    # declaration excluded; the file outside the root dropped; the server's order kept
+    assert out.stdout == b"c.py\x008:ring_push\na.py\x003:ring_push\nc.py\x002:ring_push\n"
+    parsed = parse_output("grep-null", out.stdout, {b"a.py", b"c.py"})
+    assert [m.path for m in parsed] == [b"c.py", b"a.py", b"c.py"]
+    # the name must be found on or below the symbol's line: `def` comes first here
+    assert lsp.name_position(str(tmp_path / "dir with space" / "b.py"), 4, "ring_push") == (4, 4)
+    # no declaration file to read: nothing, exit 1
+    missing = run_cli(["--references", "--query", "other", "--", *FAKE], tmp_path / "..")
+    assert missing.returncode == 1 and missing.stdout == b""
+
+
+def test_name_position_counts_utf16_units(tmp_path):
+    path = tmp_path / "x.ts"
+    path.write_text("const é𝔘 = 1; let foo_bar = foo\n", encoding="utf-8")
+    # "const é𝔘 = 1; let " is 18 code points, 19 UTF-16 units (𝔘 is a surrogate pair)
+    assert lsp.name_position(str(path), 0, "foo_bar") == (0, 19)
+    assert lsp.name_position(str(path), 0, "foo") == (0, 29)  # whole word: not foo_bar
+    assert lsp.name_position(str(path), 0, "absent") is None
