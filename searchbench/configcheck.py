@@ -38,6 +38,8 @@ class UniqueKeyLoader(yaml.SafeLoader):
     def construct_mapping(self, node, deep=False):
         seen: set = set()
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *entry`: its keys may be overridden here, as YAML means
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
                 line = key_node.start_mark.line + 1

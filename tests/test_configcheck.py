@@ -117,3 +117,13 @@ def test_the_reproduce_command_names_workflow_config_files_relative_to_it(tmp_pa
     assert reproduce_command([workflow / "config" / "kernel.yaml", outside], workflow) == (
         f"snakemake --cores 8 --configfile config/kernel.yaml --configfile {outside}"
     )
+
+
+def test_an_entry_may_merge_another_and_override_its_keys(tmp_path):
+    """tools.yaml's reference-mode entries are `<<: *server` plus what differs."""
+    path = tmp_path / "t.yaml"
+    path.write_text("a: &x {k: 1, j: 2}\nb:\n  <<: *x\n  k: 3\n")
+    assert load_yaml_unique(path) == {"a": {"k": 1, "j": 2}, "b": {"k": 3, "j": 2}}
+    path.write_text("a: &x {k: 1}\nb:\n  <<: *x\n  k: 3\n  k: 4\n")
+    with pytest.raises(ValueError, match="key 'k' appears twice"):
+        load_yaml_unique(path)
