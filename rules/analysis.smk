@@ -48,8 +48,8 @@ rule filter_rank:
         root="resources/corpora/{corpus}",
         queries="results/{corpus}/{track}/queries.tsv",
         qrels="results/{corpus}/{track}/qrels.txt",
-        runs=expand("results/{{corpus}}/{{track}}/runs/{tool}.run", tool=TOOLS),
-        raw=expand("results/{{corpus}}/{{track}}/raw/{tool}.jsonl", tool=TOOLS),
+        runs=track_paths("results/{corpus}/{track}/runs/{tool}.run"),
+        raw=track_paths("results/{corpus}/{track}/raw/{tool}.jsonl"),
     output:
         tsv="results/{corpus}/{track}/filter_rank.tsv",
         summary="results/{corpus}/{track}/filter_rank_summary.tsv",
@@ -60,7 +60,7 @@ rule filter_rank:
     conda:
         "../envs/python.yaml"
     params:
-        tools=TOOLS,
+        tools=lambda wildcards: track_params(wildcards)["tools"],
         rerun_on_code=code_hash("filter_rank"),
     script:
         "../scripts/filter_rank.py"
@@ -71,8 +71,11 @@ rule ties:
     input:
         qrels="results/{corpus}/{track}/qrels.txt",
         scores="results/{corpus}/{track}/scores.tsv",
-        runs=expand("results/{{corpus}}/{{track}}/runs/{tool}.run", tool=TOOLS),
-        filesets=expand("results/{{corpus}}/filesets/{tool}.txt", tool=LISTING_TOOLS),
+        runs=track_paths("results/{corpus}/{track}/runs/{tool}.run"),
+        filesets=lambda wildcards: [
+            f"results/{wildcards.corpus}/filesets/{tool}.txt"
+            for tool in track_params(wildcards)["listing_tools"]
+        ],
     output:
         tsv="results/{corpus}/{track}/ties.tsv",
     log:
@@ -82,8 +85,8 @@ rule ties:
     conda:
         "../envs/python.yaml"
     params:
-        tools=TOOLS,
-        listing_tools=LISTING_TOOLS,
+        tools=lambda wildcards: track_params(wildcards)["tools"],
+        listing_tools=lambda wildcards: track_params(wildcards)["listing_tools"],
         corpus=lambda wildcards: wildcards.corpus,
         track=lambda wildcards: wildcards.track,
         rerun_on_code=code_hash("ties"),
@@ -111,8 +114,8 @@ rule calibration:
         simulations=config["calibration"]["simulations"],
         min_queries=config["min_queries"],
         # the declared families, as the inference tests them
-        primary=PRIMARY_TOOLS,
-        ablations=ABLATIONS,
+        primary=lambda wildcards: track_params(wildcards)["primary"],
+        ablations=lambda wildcards: track_params(wildcards)["ablations"],
         corpus=lambda wildcards: wildcards.corpus,
         track=lambda wildcards: wildcards.track,
         rerun_on_code=code_hash("calibration"),
@@ -124,7 +127,7 @@ rule calibration:
 rule agent_cost:
     input:
         scores="results/{corpus}/{track}/scores.tsv",
-        raw=expand("results/{{corpus}}/{{track}}/raw/{tool}.jsonl", tool=TOOLS),
+        raw=track_paths("results/{corpus}/{track}/raw/{tool}.jsonl"),
     output:
         tsv="results/{corpus}/{track}/agent_cost.tsv",
     log:
@@ -134,11 +137,11 @@ rule agent_cost:
     conda:
         "../envs/python.yaml"
     params:
-        tools=TOOLS,
+        tools=lambda wildcards: track_params(wildcards)["tools"],
         corpus=lambda wildcards: wildcards.corpus,
         track=lambda wildcards: wildcards.track,
         # ablation variants keep their rows but stay out of the across-tools correlation
-        ablations=ABLATIONS,
+        ablations=lambda wildcards: track_params(wildcards)["ablations"],
         rerun_on_code=code_hash("agent_cost"),
     script:
         "../scripts/agent_cost.py"

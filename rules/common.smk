@@ -27,7 +27,9 @@ from searchbench.configcheck import (  # noqa: E402
     local_path_problem,
     query_kinds_problem,
     rule_kinds,
+    index_of_problem,
     tool_languages_problem,
+    tool_tracks_problem,
     rules_problem,
     side_file_path,
     unknown_name_line,
@@ -123,6 +125,8 @@ _problem = (
     rules_problem(ASTGREP_RULES, LANGUAGES)
     or query_kinds_problem(config["query_kinds"], rule_kinds(ASTGREP_RULES, LANGUAGES))
     or tool_languages_problem(config["tools"], LANGUAGES)
+    or tool_tracks_problem(config["tools"], TRACKS, config["baseline"])
+    or index_of_problem(config["tools"])
 )
 if _problem:
     stop(_problem)
@@ -269,15 +273,75 @@ ABLATIONS = {
     for t in TOOLS
     if config["tools"][t].get("ablation_of") in TOOLS
 }
-INDEXED_TOOLS = [t for t in TOOLS if config["tools"][t].get("index_argv")]
+
+
+def tool_tracks(tool: str) -> list[str]:
+    """The tracks a tool runs on (tools.yaml `tracks`; default every track)."""
+    return config["tools"][tool].get("tracks") or TRACKS
+
+
+def track_tools(track: str) -> list[str]:
+    """The available tools that run on a track: its searches, scores and per-tool artifacts."""
+    return [t for t in TOOLS if track in tool_tracks(t)]
+
+
+def index_owner(tool: str) -> str:
+    """The tool whose index a tool searches: the one its `index_of` names when that one runs
+    here (the index is then built once), else its own."""
+    owner = config["tools"][tool].get("index_of")
+    return owner if owner in TOOLS else tool
+
+
+# The tools that build an index (a tool searching another's index builds none).
+INDEXED_TOOLS = [
+    t for t in TOOLS if config["tools"][t].get("index_argv") and index_owner(t) == t
+]
 LISTING_TOOLS = [t for t in TOOLS if config["tools"][t].get("list_files_argv")]
 CORPORA = sorted(config["corpora"])
+# Timing runs the code track's queries: the tools on that track.
+TIMED_TOOLS = track_tools("code")
 
 
 def tool_index(wildcards) -> list[str]:
-    if wildcards.tool in INDEXED_TOOLS:
-        return [f"resources/index/{wildcards.corpus}/{wildcards.tool}.idx"]
+    if config["tools"][wildcards.tool].get("index_argv"):
+        return [f"resources/index/{wildcards.corpus}/{index_owner(wildcards.tool)}.idx"]
     return []
+
+
+def on_tool_track(wildcards) -> list[str]:
+    """Input function of a track's per-tool jobs: a tool not on the track stops the run in one
+    line (its run would be an artifact no score, report or target reads)."""
+    if wildcards.track not in tool_tracks(wildcards.tool):
+        stop(
+            f"tool {wildcards.tool} does not run on the {wildcards.track} track (tools.yaml "
+            f"tracks: {', '.join(tool_tracks(wildcards.tool))})"
+        )
+    return []
+
+
+def track_paths(pattern: str):
+    """Input function: pattern for each tool of the job's track ({corpus} and {track} from
+    the job's wildcards)."""
+
+    def paths(wildcards) -> list[str]:
+        return [
+            pattern.format(corpus=wildcards.corpus, track=wildcards.track, tool=t)
+            for t in track_tools(wildcards.track)
+        ]
+
+    return paths
+
+
+def track_params(wildcards) -> dict:
+    """The tool lists of a job's track: its tools, listing tools, and the declared primary and
+    ablation families among them."""
+    on = track_tools(wildcards.track)
+    return {
+        "tools": on,
+        "listing_tools": [t for t in LISTING_TOOLS if t in on],
+        "primary": [t for t in PRIMARY_TOOLS if t in on],
+        "ablations": {t: f for t, f in ABLATIONS.items() if t in on and f in on},
+    }
 
 
 FAST_PATH_TOOLS = [t for t in LISTING_TOOLS if config["tools"][t].get("fast_path")]
@@ -302,7 +366,7 @@ def timing_tables(corpus: str) -> list[str]:
     """A corpus's timing tables, one per tool; none when timing is off."""
     if not TIMING_ENABLED:
         return []
-    return [f"results/{corpus}/timing/{tool}.tsv" for tool in TOOLS]
+    return [f"results/{corpus}/timing/{tool}.tsv" for tool in TIMED_TOOLS]
 
 
 def behaviour_spec(corpus: str) -> dict:
@@ -400,7 +464,7 @@ def report_keys(keyed_by: str, track: str) -> list[dict[str, str]]:
         return [{}] if BEHAVIOUR_CORPORA else []
     if keyed_by == "timed tool":
         return (
-            [{"corpus": c, "tool": t} for c in CORPORA for t in TOOLS]
+            [{"corpus": c, "tool": t} for c in CORPORA for t in TIMED_TOOLS]
             if TIMING_ENABLED
             else []
         )
@@ -411,7 +475,8 @@ def report_keys(keyed_by: str, track: str) -> list[dict[str, str]]:
         return sections
     if keyed_by == "pooled track":
         return [{"track": track}] if sections else []
-    return [{**s, "tool": t} for s in sections for t in FAST_PATH_TOOLS]
+    on = track_tools(track)
+    return [{**s, "tool": t} for s in sections for t in FAST_PATH_TOOLS if t in on]
 
 
 def report_input_paths(track: str) -> dict[str, list[str]]:
@@ -437,7 +502,10 @@ def corpus_targets(corpus: str) -> list[str]:
         f"results/{corpus}/code/calibration.tsv",
         f"results/{corpus}/code/agent_cost.tsv",
         f"results/{corpus}/false_firings.tsv",
-        *[f"results/{corpus}/code/runs/{tool}.run.yaml" for tool in TOOLS],
+        *[
+            f"results/{corpus}/code/runs/{tool}.run.yaml"
+            for tool in track_tools("code")
+        ],
         f"results/{corpus}/code/scores.tsv",
         f"results/{corpus}/code/gt_audit_summary.tsv",
         f"results/{corpus}/docs/declared_in_code.tsv",
@@ -467,7 +535,7 @@ def track_targets(corpus: str, only: str = "") -> list[str]:
             "calibration.tsv",
             "agent_cost.tsv",
             "scores.tsv",
-            *[f"runs/{tool}.run.yaml" for tool in TOOLS],
+            *[f"runs/{tool}.run.yaml" for tool in track_tools(t)],
         )
     ]
 

@@ -2,8 +2,8 @@ rule score:
     input:
         queries="results/{corpus}/{track}/queries.tsv",
         qrels="results/{corpus}/{track}/qrels.txt",
-        runs=expand("results/{{corpus}}/{{track}}/runs/{tool}.run", tool=TOOLS),
-        raw=expand("results/{{corpus}}/{{track}}/raw/{tool}.jsonl", tool=TOOLS),
+        runs=track_paths("results/{corpus}/{track}/runs/{tool}.run"),
+        raw=track_paths("results/{corpus}/{track}/raw/{tool}.jsonl"),
     output:
         scores="results/{corpus}/{track}/scores.tsv",
     log:
@@ -37,8 +37,8 @@ rule inference:
         alpha=config["alpha"],
         resamples=config["resamples"],
         min_queries=config["min_queries"],
-        primary=PRIMARY_TOOLS,
-        ablations=ABLATIONS,
+        primary=lambda wildcards: track_params(wildcards)["primary"],
+        ablations=lambda wildcards: track_params(wildcards)["ablations"],
         # Every pair no declared family tests, for the report's pairwise table (all-pairs).
         all_pairs=True,
         rerun_on_code=code_hash("inference"),
@@ -64,7 +64,7 @@ rule power:
         # The inference's resamples decide which comparisons can reach alpha (Holm's m).
         resamples=config["resamples"],
         min_queries=config["min_queries"],
-        primary=PRIMARY_TOOLS,
+        primary=lambda wildcards: track_params(wildcards)["primary"],
         rerun_on_code=code_hash("power"),
     script:
         "../scripts/power.py"
@@ -89,8 +89,8 @@ rule by_language:
         alpha=config["alpha"],
         resamples=config["resamples"],
         min_queries=config["min_queries"],
-        primary=PRIMARY_TOOLS,
-        ablations=ABLATIONS,
+        primary=lambda wildcards: track_params(wildcards)["primary"],
+        ablations=lambda wildcards: track_params(wildcards)["ablations"],
         rerun_on_code=code_hash("by_language"),
     script:
         "../scripts/by_language.py"
@@ -118,8 +118,8 @@ rule by_language_pooled:
         alpha=config["alpha"],
         resamples=config["resamples"],
         min_queries=config["min_queries"],
-        primary=PRIMARY_TOOLS,
-        ablations=ABLATIONS,
+        primary=lambda wildcards: track_params(wildcards)["primary"],
+        ablations=lambda wildcards: track_params(wildcards)["ablations"],
         rerun_on_code=code_hash("by_language"),
     script:
         "../scripts/by_language.py"

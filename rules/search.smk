@@ -7,6 +7,7 @@ rule search:
         qrels="results/{corpus}/{track}/qrels.txt",
         tool="results/tools/{tool}.json",
         index=tool_index,
+        on_track=on_tool_track,
     output:
         run="results/{corpus}/{track}/runs/{tool}.run",
         raw="results/{corpus}/{track}/raw/{tool}.jsonl",
@@ -51,6 +52,7 @@ rule fast_path_check:
         tool="results/tools/{tool}.json",
         walk="results/{corpus}/filesets/{tool}.txt",
         index=tool_index,
+        on_track=on_tool_track,
     output:
         "results/{corpus}/{track}/fastpath/{tool}.json",
     log:

@@ -9,14 +9,14 @@ rule run_status:
         # One input per track: only the docs track's wait on its queries' checkpoint.
         code=lambda wildcards: [
             path
-            for tool in TOOLS
+            for tool in track_tools("code")
             for path in on_track(
                 "code", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
             )
         ],
         docs=lambda wildcards: [
             path
-            for tool in TOOLS
+            for tool in track_tools("docs")
             for path in on_track(
                 "docs", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
             )
@@ -52,11 +52,15 @@ if TIMING_ENABLED:
                 corpus=wildcards.corpus,
                 tool=wildcards.tool,
             ),
-            docs_quality_runs=lambda wildcards: on_track(
-                "docs",
-                "results/{corpus}/{track}/raw/{tool}.jsonl",
-                corpus=wildcards.corpus,
-                tool=wildcards.tool,
+            docs_quality_runs=lambda wildcards: (
+                on_track(
+                    "docs",
+                    "results/{corpus}/{track}/raw/{tool}.jsonl",
+                    corpus=wildcards.corpus,
+                    tool=wildcards.tool,
+                )
+                if "docs" in tool_tracks(wildcards.tool)
+                else []
             ),
         output:
             table="results/{corpus}/timing/{tool}.tsv",

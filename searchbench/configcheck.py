@@ -284,6 +284,52 @@ def tool_languages_problem(tools: dict, languages: dict) -> str | None:
     return None
 
 
+def tool_tracks_problem(tools: dict, tracks: Iterable[str], baseline: str) -> str | None:
+    """A tool's `tracks` must name tracks; the baseline runs on every track (each tool is
+    compared with it query by query)."""
+    known = list(tracks)
+    for name, entry in sorted(tools.items()):
+        named = (entry or {}).get("tracks")
+        unknown = sorted(set(named or []) - set(known))
+        if unknown:
+            return (
+                f"config error at `tools.{name}.tracks`: {', '.join(unknown)} is not a track; "
+                f"use names from: {', '.join(known)}"
+            )
+        if name == baseline and named is not None and set(named) != set(known):
+            return (
+                f"config error at `tools.{name}.tracks`: {name} is the baseline, which runs on "
+                f"every track ({', '.join(known)}); drop `tracks` or choose another baseline"
+            )
+    return None
+
+
+# What an index is made by: a tool naming another's index (`index_of`) must make it the same way.
+INDEX_RECIPE = ("index_binary", "index_argv", "env", "build")
+
+
+def index_of_problem(tools: dict) -> str | None:
+    """A tool's `index_of` must name another tool that builds its index the same way."""
+    for name, entry in sorted(tools.items()):
+        owner = (entry or {}).get("index_of")
+        if owner is None:
+            continue
+        other = tools.get(owner) or {}
+        if owner == name or not other.get("index_argv"):
+            return (
+                f"config error at `tools.{name}.index_of`: {owner!r} is not another tool with "
+                "an index_argv; name the tool whose index this one searches"
+            )
+        differ = [k for k in INDEX_RECIPE if (entry or {}).get(k) != other.get(k)]
+        if differ:
+            return (
+                f"config error at `tools.{name}.index_of`: its {', '.join(differ)} differ from "
+                f"{owner}'s, so {owner}'s index is not the one it would build; make them equal "
+                "or drop index_of"
+            )
+    return None
+
+
 def reproduce_command(configfiles: Iterable[str | Path], basedir: Path) -> str:
     """The command a report and a published run name: config files inside the workflow are
     named relative to it, so that the command works in any checkout."""

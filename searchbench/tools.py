@@ -35,7 +35,8 @@ from searchbench.parsers import FORMATS
 # the end-of-options marker `--`, and readtags' own end-of-options marker `-`. An entry may add
 # its own option that takes the next element as its value (`query_guard`, cscope's `-1`).
 QUERY_GUARDS = ("-e", "--regexp", "--", "-")
-# An element that embeds the query as an option's value, e.g. ast-grep's `--pattern={query}`.
+# An element that embeds the query as an option's value, e.g. ast-grep's `--pattern={query}`
+# (what follows the query in that element stays part of the value: `--pattern={query}($$$)`).
 QUERY_PREFIXES = ("--pattern=", "--regexp=")
 PLACEHOLDERS = (
     "{binary}", "{query}", "{index}", "{index_binary}", "{session}", "{timeout}",
@@ -108,6 +109,12 @@ class ToolSpec:
     # path), and `session_stop_argv` asks it to end.
     session_argv: list[str] | None = None
     session_stop_argv: list[str] | None = None
+    # The tracks (searchbench.measures.TRACKS) this tool runs on; None: every track. A tool
+    # with a reference mode (cscope -L -0) answers only "where is NAME used?" (usage).
+    tracks: list[str] | None = None
+    # Another tool whose per-corpus index this one searches (the same index_binary,
+    # index_argv and env, checked by configcheck.index_of_problem): built once, by that tool.
+    index_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -143,17 +150,18 @@ def validate_query_template(name: str, argv: list[str], guard: str | None = None
     for i, element in enumerate(argv):
         if "{query}" not in element:
             continue
-        count += 1
+        count += element.count("{query}")
         if element == "{query}":
             if i == 0 or argv[i - 1] not in guards:
                 raise BenchError(
                     f"tool {name}: `{{query}}` at argv[{i}] is a bare element; put it after "
                     f"one of {', '.join(guards)} so a query like `-rf` is never an option"
                 )
-        elif element not in {p + "{query}" for p in QUERY_PREFIXES}:
+        elif not element.startswith(tuple(p + "{query}" for p in QUERY_PREFIXES)):
             raise BenchError(
                 f"tool {name}: `{{query}}` inside argv[{i}] ({element!r}); embed it only as "
-                f"{' or '.join(p + '{query}' for p in QUERY_PREFIXES)}, or as its own element"
+                f"{' or '.join(p + '{query}' for p in QUERY_PREFIXES)} (a suffix may follow), or "
+                "as its own element"
             )
     if count != 1:
         raise BenchError(f"tool {name}: argv must contain `{{query}}` exactly once, found {count}")
@@ -468,9 +476,10 @@ def combine_tool_records(
 SKIPPED_COLUMNS = ("tool", "reason")
 
 
-# Spec fields that change how results are read, never what a run does: editing one reruns no
-# search (the inference and report, which read them, rerun on their own params).
-READING_ONLY = frozenset({"ablation_of"})
+# Spec fields that change how results are read or which jobs exist, never what a run does:
+# editing one reruns no search (the inference and report, which read them, rerun on their own
+# params and inputs; `tracks` only adds or drops a track's jobs).
+READING_ONLY = frozenset({"ablation_of", "tracks"})
 
 
 def tool_identity(tool: ResolvedTool, build_peers: bool = True) -> dict:

@@ -98,6 +98,15 @@ def _dry_run(tmp_path: Path, config: dict) -> subprocess.CompletedProcess:
             "config error at `tools.ctags.languages`: swfit is not a parsed language",
         ),
         (
+            lambda c, p: c.update(tools=_tools_with(**{"cscope-refs": {"tracks": ["usgae"]}})),
+            "config error at `tools.cscope-refs.tracks`: usgae is not a track; use names from: "
+            "code, docs, usage, behaviour",
+        ),
+        (
+            lambda c, p: c.update(tools=_tools_with(**{"global-refs": {"index_argv": ["x"]}})),
+            "config error at `tools.global-refs.index_of`: its index_argv differ from global's",
+        ),
+        (
             lambda c, p: c.update(skip_tools={"clang": "slow"}),
             "config error at `skip_tools`: tool 'clang' is not configured (did you mean",
         ),

@@ -8,14 +8,17 @@ import yaml
 
 from searchbench.configcheck import (
     first_config_error,
+    index_of_problem,
     load_side_file,
     load_yaml_unique,
     query_kinds_problem,
     rule_kinds,
     rules_problem,
     tool_languages_problem,
+    tool_tracks_problem,
 )
 from searchbench.fileset import load_languages
+from searchbench.measures import TRACKS
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = yaml.safe_load((REPO / "config" / "schema" / "config.schema.yaml").read_text())
@@ -127,3 +130,29 @@ def test_an_entry_may_merge_another_and_override_its_keys(tmp_path):
     path.write_text("a: &x {k: 1}\nb:\n  <<: *x\n  k: 3\n  k: 4\n")
     with pytest.raises(ValueError, match="key 'k' appears twice"):
         load_yaml_unique(path)
+
+
+def test_a_tools_tracks_must_be_tracks_and_the_baseline_runs_on_every_one():
+    tools = yaml.safe_load((REPO / "config" / "tools.yaml").read_text())["tools"]
+    assert tool_tracks_problem(tools, TRACKS, "rg") is None
+    line = tool_tracks_problem({"x": {"tracks": ["usage", "calls"]}}, TRACKS, "rg")
+    assert line == (
+        "config error at `tools.x.tracks`: calls is not a track; "
+        "use names from: code, docs, usage, behaviour"
+    )
+    line = tool_tracks_problem({"rg": {"tracks": ["code"]}}, TRACKS, "rg")
+    assert line.startswith("config error at `tools.rg.tracks`: rg is the baseline")
+    assert "\n" not in line
+
+
+def test_index_of_names_a_tool_that_builds_the_same_index():
+    tools = yaml.safe_load((REPO / "config" / "tools.yaml").read_text())["tools"]
+    assert index_of_problem(tools) is None
+    idx = {"index_binary": "gtags", "index_argv": ["{index_binary}", "{index}"]}
+    assert index_of_problem({"a": idx, "b": {**idx, "index_of": "a"}}) is None
+    line = index_of_problem({"a": idx, "b": {**idx, "index_of": "c"}})
+    assert line.startswith("config error at `tools.b.index_of`: 'c' is not another tool")
+    line = index_of_problem({"a": idx, "b": {**idx, "index_of": "b"}})
+    assert "'b' is not another tool" in line
+    other = {**idx, "env": {"GTAGSROOT": "/x"}, "index_of": "a"}
+    assert "its env differ from a's" in index_of_problem({"a": idx, "b": other})

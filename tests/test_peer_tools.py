@@ -1,4 +1,6 @@
-"""Issue 16 item 2: ack, GNU Global, cscope and codesearch, each read from its own output.
+"""Issue 16 item 2: ack, GNU Global, cscope and codesearch, each read from its own output; and
+issue 17 item 4, their reference modes (cscope-refs, global-refs) and ast-grep's call patterns
+(ast-grep-calls, ast-grep-calls-c), read from what they print on tests/fixtures/uses.
 
 The parser tests read outputs the tools printed (tests/fixtures/peers/outputs/<tool>-<version>,
 recorded by tests/fixtures/peers/record.py on tests/fixtures/peers/tree); they need no binary.
@@ -30,16 +32,18 @@ import record  # noqa: E402
 
 PATH_ENV = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 PEERS = record.PEERS
+REFERENCE_PEERS = record.REFERENCE_PEERS
 
 
 def recorded(tool: str) -> Path:
-    dirs = sorted((PEERS_DIR / "outputs").glob(f"{tool}-*"))
+    # `cscope-[0-9]*`: cscope-refs-15.9 is another tool's
+    dirs = sorted((PEERS_DIR / "outputs").glob(f"{tool}-[0-9]*"))
     assert len(dirs) == 1, f"one recorded version of {tool}: {dirs}"
     return dirs[0]
 
 
-def tree_paths() -> set[bytes]:
-    return {os.fsencode(p.relative_to(TREE)) for p in TREE.rglob("*") if not p.is_dir()}
+def tree_paths(tree: Path = TREE) -> set[bytes]:
+    return {os.fsencode(p.relative_to(tree)) for p in tree.rglob("*") if not p.is_dir()}
 
 
 def parsed(tool: str) -> dict[str, list[tuple[bytes, int]]]:
@@ -53,7 +57,8 @@ def parsed(tool: str) -> dict[str, list[tuple[bytes, int]]]:
     result = {}
     for rec in manifest["records"]:
         data = (out_dir / rec["file"]).read_bytes()
-        matches = parse_output(SPECS[tool].output, data, tree_paths(), prefix)
+        known = tree_paths(record.source(tool)[0])
+        matches = parse_output(SPECS[tool].output, data, known, prefix)
         result[rec["query"]] = [(m.path, m.line) for m in matches]
         assert rec["exit_code"] == 0 or rec["exit_code"] in SPECS[tool].no_match_exit, rec
     return result
@@ -114,6 +119,71 @@ def test_cscope_lines_and_its_spaced_path_failure():
         assert got[query] == [], query  # unescaped, `ring_.ush` would find ring_push
 
 
+# --- reference modes (usage track), on tests/fixtures/uses ----------------------------------
+
+REFERENCE_HOSTILE = ("no_such_name", "-rf", "a.b", "$x", "lib_.elf")
+
+
+def test_reference_modes_run_only_on_the_usage_track_over_the_definition_entrys_index():
+    for name, owner in (("cscope-refs", "cscope"), ("global-refs", "global")):
+        spec, full = SPECS[name], SPECS[owner]
+        assert spec.tracks == ["usage"] and spec.index_of == owner, name
+        assert (spec.index_argv, spec.index_binary, spec.env) == (
+            full.index_argv, full.index_binary, full.env,
+        )  # fmt: skip
+    assert SPECS["ast-grep-calls"].tracks == SPECS["ast-grep-calls-c"].tracks == ["usage"]
+    # the two call patterns cover every parsed language between them, each once
+    covered = SPECS["ast-grep-calls"].languages + SPECS["ast-grep-calls-c"].languages
+    assert sorted(covered) == sorted(set(covered)) and "c" not in SPECS["ast-grep-calls"].languages
+
+
+def test_cscope_refs_lists_every_reference_with_the_definition_and_prototype():
+    got = parsed("cscope-refs")
+    # -0: the prototype in lib.h first (the walk's file order), then each call, the definition
+    assert got["lib_used_thrice"] == [
+        (b"c/lib.h", 5), (b"c/a.c", 5), (b"c/b.c", 7), (b"c/c.c", 6), (b"c/lib.c", 4),
+    ]  # fmt: skip
+    assert got["lib_box_t"] == [(b"c/lib.h", 4), (b"c/b.c", 3), (b"c/c.c", 5)]  # type uses too
+    assert got["helper"] == [(b"c/lib.c", 3), (b"c/lib.c", 4)]  # not java/ nor go/: C only
+    assert got["Frob"] == [] and got["render"] == []
+    for query in REFERENCE_HOSTILE:
+        assert got[query] == [], query  # `-0 -rf` is a pattern; `lib_.elf` escaped
+
+
+def test_global_refs_lists_references_but_not_the_definition():
+    got = parsed("global-refs")
+    assert got["lib_used_thrice"] == [(b"c/a.c", 5), (b"c/b.c", 7), (b"c/c.c", 6), (b"c/lib.h", 5)]
+    assert got["lib_self"] == [(b"c/b.c", 7), (b"c/c.c", 6), (b"c/lib.c", 6), (b"c/lib.h", 7)]
+    assert got["lib_box_t"] == [(b"c/b.c", 3), (b"c/c.c", 5)]  # the typedef line is not listed
+    # its built-in parser reads Java too, not Go (go/a.go calls a helper as well)
+    assert got["helper"] == [(b"c/lib.c", 4), (b"java/App.java", 9)]
+    for query in (*REFERENCE_HOSTILE, "Frob", "make"):
+        assert got[query] == [], query
+
+
+def test_ast_grep_calls_finds_bare_calls_in_every_language_but_c():
+    got = parsed("ast-grep-calls")
+    assert got["helper"] == [(b"java/App.java", 9), (b"go/a.go", 6)]  # not C's helper(x)
+    assert got["Frob"] == [(b"go/a.go", 10)]
+    assert got["render"] == [(b"js/view.js", 4)] and got["draw"] == [(b"ts/view.tsx", 3)]
+    # `NAME($$$)` is a macro type in C: no C call is found
+    assert got["lib_used_thrice"] == got["lib_self"] == []
+    # member calls (mod.make("x"), s.start(), g.greet(..)) are another pattern
+    assert got["make"] == got["start"] == got["greet"] == []
+    for query in REFERENCE_HOSTILE:
+        assert got[query] == [], query
+
+
+def test_ast_grep_calls_c_finds_c_calls_only():
+    got = parsed("ast-grep-calls-c")
+    assert sorted(got["lib_used_thrice"]) == [(b"c/a.c", 5), (b"c/b.c", 7), (b"c/c.c", 6)]
+    assert sorted(got["lib_self"]) == [(b"c/b.c", 7), (b"c/c.c", 6), (b"c/lib.c", 6)]
+    assert got["helper"] == [(b"c/lib.c", 4)]  # --lang=c: not Java's nor Go's
+    assert got["lib_box_t"] == [] and got["Frob"] == []  # a type use is no call
+    for query in REFERENCE_HOSTILE:
+        assert got[query] == [], query
+
+
 def test_escape_regex_and_guards():
     assert escape_regex("a.b") == r"a\.b" and escape_regex("$x") == r"\$x"
     assert escape_regex(r"\(*)") == r"\\\(\*\)" and escape_regex("-rf") == "-rf"
@@ -139,7 +209,7 @@ def test_env_placeholders_are_checked(tmp_path):
 
 @pytest.fixture(scope="module")
 def tools():
-    return record.peer_tools(PATH_ENV)
+    return record.peer_tools(PATH_ENV, (*PEERS, *REFERENCE_PEERS))
 
 
 def need(tools, name):
@@ -155,7 +225,7 @@ def test_a_missing_peer_is_skipped_in_one_line():
         assert "not found" in tool.skipped_reason
 
 
-@pytest.mark.parametrize("name", PEERS)
+@pytest.mark.parametrize("name", [*PEERS, *REFERENCE_PEERS])
 def test_recorded_outputs_are_what_the_installed_version_prints(tools, name, tmp_path):
     """The fixtures are the tools' real output: regenerating them changes nothing."""
     tool = need(tools, name)

@@ -330,6 +330,27 @@ def test_removing_a_tool_reruns_only_the_comparisons(fx):
     assert fx.planned() == DOWNSTREAM | AUDITS | {job("tools_json")}
 
 
+def test_a_tool_on_another_track_adds_no_job_to_this_one(fx):
+    """tools.yaml `tracks`: a usage-track tool (that track is not measured on these corpora)
+    gets its record and nothing of the code track: no search, timing or comparison."""
+    fx.tools["wrap2"] = {**TOOLS["wrap"], "tracks": ["usage"]}
+    fx.write()
+    planned = fx.planned()
+    assert (
+        planned
+        == {job("resolve_tool", tool="wrap2"), job("tools_json"), job("report")}
+        | {job("all")}
+        | AUDITS
+    )
+
+
+def test_taking_a_tool_off_the_code_track_reruns_the_comparisons_only(fx):
+    """Its code-track searches and timing leave the workflow; nothing of it reruns."""
+    fx.tools["wrap"] = {**TOOLS["wrap"], "tracks": ["docs", "usage"]}
+    fx.write()
+    assert fx.planned() == DOWNSTREAM
+
+
 def test_upgrading_one_binary_reruns_only_that_tool(fx):
     with fx.edited(fx.bin / "wrap", WRAPPER + "# 2.0\n"):
         assert fx.planned() == tool_jobs("wrap") | DOWNSTREAM | {job("tools_json")}

@@ -111,11 +111,20 @@ def test_every_configured_template_guards_the_query():
         ["{binary}", "-F", "-e{query}", "."],
         ["{binary}", "-e", "{query}", "--", "{query}"],
         ["{binary}", "--pattern", "{query}"],
+        ["{binary}", "--pattern=x{query}"],
+        ["{binary}", "--pattern={query}({query})"],
     ],
 )
 def test_unguarded_query_is_rejected(argv):
     with pytest.raises(BenchError, match="tool t"):
         validate_query_template("t", argv)
+
+
+def test_a_query_may_start_an_option_value_with_a_suffix():
+    """ast-grep-calls' `--pattern={query}($$$)`: the query is inside the option's value."""
+    validate_query_template("t", ["{binary}", "run", "--pattern={query}($$$)", "./"])
+    argv = expand_argv(["{binary}", "--pattern={query}($$$);"], "/b", "-rf")
+    assert argv == ["/b", "--pattern=-rf($$$);"]
 
 
 def test_expand_argv_word_and_literal_placeholders():
