@@ -218,3 +218,21 @@ def test_index_cost_is_shown_beside_query_time_as_ready_after(tmp_path: Path) ->
     # a corpus without index records shows no index table
     tiny = page.split('id="tiny-code"')[1]
     assert "Index cost: ready after" not in tiny.split('id="')[0]
+
+
+def test_a_tool_searching_anothers_index_is_shown_that_index_cost(tmp_path: Path) -> None:
+    """tools.yaml `index_of` (cscope-refs searches cscope's index): one build, shown for both."""
+    from types import SimpleNamespace
+
+    from searchbench.report.inputs import ReportInputs
+    from searchbench.report.sections.timing import index_costs
+
+    path = tmp_path / "alpha" / "index" / "cscope.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"status": "ready", "wall_seconds": 1.5}))
+    sources = ReportInputs.from_paths({}, "", "", index_cost=[str(path)])
+    tools = [{"name": "cscope"}, {"name": "cscope-refs", "index_of": "cscope"}, {"name": "rg"}]
+    costs = index_costs(SimpleNamespace(sources=sources, tools=tools), "alpha")
+    built = {"status": "ready", "wall_seconds": 1.5}
+    assert costs == {"cscope": built, "cscope-refs": built}
+    assert index_costs(SimpleNamespace(sources=sources, tools=tools), "beta") == {}

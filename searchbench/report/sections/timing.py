@@ -103,12 +103,15 @@ def timing_table(model: Model, sec: Section) -> str:
 
 
 def index_costs(model: Model, corpus: str) -> dict[str, dict[str, Any]]:
-    """tool -> its index build record on this corpus (results/{corpus}/index/{tool}.json)."""
-    return {
+    """tool -> its index build record on this corpus (results/{corpus}/index/{tool}.json); a
+    tool searching another's index (tools.yaml `index_of`: cscope-refs) has that one's."""
+    built = {
         tool: read_json(path)
         for (c, tool), path in model.sources.keyed("index_cost").items()
         if c == corpus
     }
+    shared = {str(t.get("name")): t.get("index_of") for t in model.tools if t.get("index_of")}
+    return {**{t: built[o] for t, o in shared.items() if o in built}, **built}
 
 
 def index_rows(model: Model, sec: Section) -> list[list[Any]]:
