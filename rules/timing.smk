@@ -6,7 +6,7 @@ workflow.register_resource("timing_slot", 1)
 
 rule run_status:
     input:
-        # One input per track: only the docs track's wait on its queries' checkpoint.
+        # One input per track: only the optional tracks' wait on their queries' checkpoint.
         code=lambda wildcards: [
             path
             for tool in track_tools("code")
@@ -19,6 +19,20 @@ rule run_status:
             for tool in track_tools("docs")
             for path in on_track(
                 "docs", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
+            )
+        ],
+        usage=lambda wildcards: [
+            path
+            for tool in track_tools("usage")
+            for path in on_track(
+                "usage", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
+            )
+        ],
+        behaviour=lambda wildcards: [
+            path
+            for tool in track_tools("behaviour")
+            for path in on_track(
+                "behaviour", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
             )
         ],
     output:
