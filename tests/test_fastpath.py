@@ -18,7 +18,17 @@ from searchbench.tools import load_tools, resolve_tools
 
 REPO = Path(__file__).resolve().parent.parent
 QUERIES = ["ring_advance", "helper", "helper2", "absent_symbol_xyz", "-rf", "struct", "ring"]
-FAST_TOOLS = ["ast-grep", "ast-grep-calls", "busybox-grep", "rg", "git-grep", "ugrep", "grep", "ag", "hay"]
+FAST_TOOLS = [
+    "ast-grep",
+    "ast-grep-calls",
+    "busybox-grep",
+    "rg",
+    "git-grep",
+    "ugrep",
+    "grep",
+    "ag",
+    "hay",
+]
 
 
 @pytest.fixture(scope="module")
