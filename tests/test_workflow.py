@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from searchbench.tools import load_tools
+
 REPO = Path(__file__).resolve().parent.parent
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 pytestmark = pytest.mark.slow
@@ -135,8 +137,16 @@ def test_every_query_has_a_run_line_or_is_absent_and_scores_cover_all_tools(two_
     assert len(queries) == 12
     scores = (workdir / "results/mini/code/scores.tsv").read_text().splitlines()
     tools = json.loads((workdir / "results/tools.json").read_text())
-    available = [name for name, rec in tools.items() if rec["available"]]
-    assert len(scores) - 1 == 12 * len(available)
+    # tools.json does not say which tracks a tool runs on: the tools file does (`tracks`)
+    specs = load_tools(REPO / "config" / "tools.yaml")
+    on_code = [
+        name
+        for name, rec in tools.items()
+        if rec["available"] and (specs[name].tracks is None or "code" in specs[name].tracks)
+    ]
+    assert {"cscope-refs", "clangd-refs"}.isdisjoint(on_code)  # usage-only reference modes
+    assert len(scores) - 1 == 12 * len(on_code)
+    assert {line.split("\t")[1] for line in scores[1:]} == set(on_code)
     # The baseline prints every file containing the literal, so the declaring file is found.
     base_ranks = [line.split("\t")[3] for line in scores[1:] if line.split("\t")[1] == "rg"]
     assert all(int(rank) >= 1 for rank in base_ranks)
