@@ -23,18 +23,11 @@ import json
 import os
 from pathlib import Path
 
+from searchbench.tools import FAMILIES
+
 TARGET_PROGRAMS = 16
 TARGET_BUILD_SECONDS = 15 * 60
 TARGET_INDEX_SECONDS = 5 * 60
-FAMILIES = (
-    "grep",
-    "structural",
-    "tag-index",
-    "trigram-index",
-    "language-server",
-    "agent-tool",
-    "ranker-under-test",
-)
 
 
 def program(tool: dict) -> str:
