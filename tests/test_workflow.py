@@ -147,6 +147,14 @@ def test_every_query_has_a_run_line_or_is_absent_and_scores_cover_all_tools(two_
     assert {"cscope-refs", "clangd-refs"}.isdisjoint(on_code)  # usage-only reference modes
     assert len(scores) - 1 == 12 * len(on_code)
     assert {line.split("\t")[1] for line in scores[1:]} == set(on_code)
+    # A tool with `languages` is not asked a query in another language, and only then.
+    header = scores[0].split("\t")
+    rows = [dict(zip(header, line.split("\t"), strict=True)) for line in scores[1:]]
+    for row in rows:
+        covered = specs[row["tool"]].languages
+        skipped = covered is not None and row["language"] not in covered
+        assert (row["status"] == "not-applicable") == skipped, row
+    assert any(row["status"] == "not-applicable" for row in rows)  # cscope: C and C++ only
     # The baseline prints every file containing the literal, so the declaring file is found.
     base_ranks = [line.split("\t")[3] for line in scores[1:] if line.split("\t")[1] == "rg"]
     assert all(int(rank) >= 1 for rank in base_ranks)
