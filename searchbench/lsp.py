@@ -570,7 +570,11 @@ def file_to_open(opts: dict[str, Any], root: str) -> str | None:
         cdb.write_text(json.dumps(compile_commands(root), indent=1) + "\n", encoding="utf-8")
     if opts["open_cdb_first"]:
         cdb_path = Path(opts["open_cdb_first"]) / "compile_commands.json"
-        entries = json.loads(cdb_path.read_text(encoding="utf-8")) if cdb_path.is_file() else []
+        if not cdb_path.is_file():
+            # The index build wrote none (over its budget, failed): a server started anyway
+            # would answer "nothing" to every query, a silent miss instead of an error.
+            raise LspError(f"{cdb_path}: no compilation database; build the index first")
+        entries = json.loads(cdb_path.read_text(encoding="utf-8"))
         sources = [e["file"] for e in entries if not e["arguments"][1].endswith("-header")]
         return (sources or [e["file"] for e in entries] or [None])[0]
     if opts["open_first"]:

@@ -139,6 +139,17 @@ def test_compile_commands_cover_every_c_and_cpp_file():
     assert all(e["directory"] == real and f"-I{real}" in e["arguments"] for e in entries)
 
 
+def test_a_missing_compilation_database_is_an_error_not_an_empty_answer(tmp_path, capsys):
+    # clangd's index build over its budget leaves its directory empty: the session must fail
+    # (its queries are errors), not start a server that answers nothing.
+    code = lsp.main(
+        ["--open-cdb-first", str(tmp_path), "--query", "ring_push", "--", sys.executable]
+    )
+    assert code == 2
+    message = capsys.readouterr().err
+    assert "compile_commands.json: no compilation database; build the index first" in message
+
+
 def test_version_line_names_the_server_and_the_client():
     line = lsp.version_line([sys.executable, "-c", "print('1.2.3')"])
     assert line.startswith(os.path.basename(sys.executable) + " 1.2.3 (lsp-symbol ")
