@@ -42,44 +42,50 @@ def benchmark_seconds(path: Path) -> float:
     return float(lines[1].split("\t")[0]) if len(lines) > 1 else 0.0
 
 
-def job_times(results: Path, since: float) -> dict[tuple[str, str, str], float]:
-    """(corpus or '', rule, tool or '') -> seconds, for benchmark files written since `since`."""
+def job_times(results: Path, since: float) -> dict[tuple[str, str, str, str], float]:
+    """(corpus or '', track or '', rule, tool or '') -> seconds, for benchmark files written
+    since `since` (a corpus's jobs of each track are separate jobs: code, docs, usage)."""
     times = {}
     for path in (results / "benchmarks").rglob("*.tsv"):
         if path.stat().st_mtime < since:
             continue
         parts = path.relative_to(results / "benchmarks").parts
         corpus = parts[0] if len(parts) > 1 else ""
+        track = parts[1] if len(parts) > 2 else ""
         rule, _, tool = path.stem.partition(".")
-        times[(corpus, rule, tool)] = benchmark_seconds(path)
+        times[(corpus, track, rule, tool)] = benchmark_seconds(path)
     return times
 
 
-def critical_path(times: dict[tuple[str, str, str], float]) -> tuple[float, str, str]:
-    """(seconds, corpus, slowest tool) of the longest per-corpus chain of jobs."""
-    best = (0.0, "", "")
-    for corpus in sorted({c for c, _, _ in times if c}):
-        chain = sum(times.get((corpus, rule, ""), 0.0) for rule in CHAIN + AFTER)
+def critical_path(times: dict[tuple[str, str, str, str], float]) -> tuple[float, str, str, str]:
+    """(seconds, corpus, track, slowest tool) of the longest chain of one corpus and track:
+    the corpus's own jobs (fetch, symbols ...) then the track's."""
+
+    def get(corpus: str, track: str, rule: str, tool: str = "") -> float:
+        return times.get((corpus, track, rule, tool), times.get((corpus, "", rule, tool), 0.0))
+
+    best = (0.0, "", "", "")
+    for corpus, track in sorted({(c, t) for c, t, _, _ in times if c and t}):
+        chain = sum(get(corpus, track, rule) for rule in CHAIN + AFTER)
         # The symbol pass's shards run side by side: the longest one is on the path.
         chain += max(
-            (s for (c, r, _), s in times.items() if c == corpus and r == "symbols_shard"),
+            (s for (c, _, r, _), s in times.items() if c == corpus and r == "symbols_shard"),
             default=0.0,
         )
-        tools = {t for c, r, t in times if c == corpus and r in PER_TOOL and t}
-        per_tool = {
-            tool: sum(times.get((corpus, rule, tool), 0.0) for rule in PER_TOOL) for tool in tools
-        }
+        tools = {u for c, t, r, u in times if (c, t) == (corpus, track) and r in PER_TOOL and u}
+        per_tool = {u: sum(get(corpus, track, rule, u) for rule in PER_TOOL) for u in tools}
         slowest = max(per_tool, key=per_tool.get, default="")
         total = chain + per_tool.get(slowest, 0.0)
         if total > best[0]:
-            best = (total, corpus, slowest)
+            best = (total, corpus, track, slowest)
     return best
 
 
-def raw_seconds(results: Path, corpus: str, tool: str) -> tuple[float, int, int]:
-    """(sum of elapsed, runs, fast-path runs) over a tool's raw records of a corpus."""
+def raw_seconds(results: Path, corpus: str, tool: str, track: str = "*") -> tuple[float, int, int]:
+    """(sum of elapsed, runs, fast-path runs) over a tool's raw records of a corpus (one
+    track, or every track)."""
     total, runs, fast = 0.0, 0, 0
-    for raw in (results / corpus).glob(f"*/raw/{tool}.jsonl"):
+    for raw in (results / corpus).glob(f"{track}/raw/{tool}.jsonl"):
         for line in raw.read_text().splitlines():
             record = json.loads(line)
             total += record["elapsed"]
@@ -148,18 +154,21 @@ def main(argv: list[str]) -> int:
         return proc.returncode
     times = job_times(results, start)
     per_rule: dict[str, list[float]] = defaultdict(list)
-    for (_, rule, _), seconds in times.items():
+    for (_, _, rule, _), seconds in times.items():
         per_rule[rule].append(seconds)
     print(f"command\t{' '.join(command[2:])}")
     print(f"wall\t{wall:.1f} s\t({len(times)} jobs ran)")
     for rule, values in sorted(per_rule.items(), key=lambda kv: -sum(kv[1])):
         print(f"rule {rule}\t{sum(values):.1f} job-s\t{len(values)} jobs")
-    path_seconds, corpus, tool = critical_path(times)
+    path_seconds, corpus, track, tool = critical_path(times)
     if path_seconds:
-        print(f"critical path\t{path_seconds:.1f} s\t(corpus {corpus}, slowest tool {tool})")
+        print(
+            f"critical path\t{path_seconds:.1f} s\t"
+            f"(corpus {corpus}, track {track}, slowest tool {tool})"
+        )
         print(f"wall / critical path\t{wall / path_seconds:.2f}")
-        own, runs, _ = raw_seconds(results, corpus, tool)
-        search_job = times.get((corpus, "search", tool), 0.0)
+        own, runs, _ = raw_seconds(results, corpus, tool, track)
+        search_job = times.get((corpus, track, "search", tool), 0.0)
         if search_job:
             print(
                 f"tool processes' own time on it\t{own:.1f} s in {runs} searches, "
