@@ -1,18 +1,12 @@
 """scripts/bench_scale.py reads every job's benchmark file, one per track."""
 
-import importlib.util
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
 
-
-def load_bench_scale():
-    spec = importlib.util.spec_from_file_location("bench_scale", REPO / "scripts/bench_scale.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_scale"] = module
-    spec.loader.exec_module(module)
-    return module
+import bench_scale as bench  # noqa: E402
 
 
 def write_benchmark(path: Path, seconds: float) -> None:
@@ -21,7 +15,6 @@ def write_benchmark(path: Path, seconds: float) -> None:
 
 
 def test_each_track_s_jobs_count_and_the_longest_chain_is_one_corpus_and_track(tmp_path):
-    bench = load_bench_scale()
     root = tmp_path / "benchmarks"
     write_benchmark(root / "tools_json.tsv", 1.0)
     write_benchmark(root / "a" / "fetch_corpus.tsv", 10.0)
