@@ -4,15 +4,15 @@ from pathlib import Path
 
 from searchbench.artifacts import write_text
 from searchbench.corpora import corpus_tree
+from searchbench.fastpath import tool_listing
 from searchbench.paths import encode_path
-from searchbench.runner import list_files
 from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.tools import read_tool_json
 
 
 def main(smk) -> None:
     tool = read_tool_json(smk.input.tool)
-    listed = list_files(
+    listed = tool_listing(
         tool, str(corpus_tree(smk.input.root)), timeout=max(600, smk.params.timeout)
     )
     write_text(Path(smk.output[0]), "".join(f"{encode_path(p)}\n" for p in listed))

@@ -11,16 +11,22 @@ keeps plain runs. Timing always uses plain runs.
 """
 
 import atexit
+import fnmatch
 import hashlib
+import logging
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from functools import lru_cache
+from itertools import pairwise
 
 from searchbench.containment import files_containing_all
 from searchbench.errors import BenchError
-from searchbench.runner import SearchResult, SearchSetup, run_argv, search_argv
+from searchbench.paths import strip_dot_slash
+from searchbench.runner import SearchResult, SearchSetup, list_files, run_argv, search_argv
 from searchbench.tools import ResolvedTool
 
 # Leave room for the environment under the kernel's argument limit.
@@ -37,6 +43,76 @@ def locate_rg() -> str:
             "fast path: ripgrep (rg) not found; pip install --only-binary=:all: ripgrep"
         )
     return found
+
+
+def tool_listing(tool: ResolvedTool, corpus_root: str, timeout: float = 600) -> list[bytes]:
+    """The files the tool searches, in its order: what list_files_argv prints, with the files
+    of list_files_unbound_argv merged in.
+
+    ast-grep's listing pattern (`$A`) matches nothing in most Markdown files, yet it parses
+    them, and a bare name as a Markdown pattern matches paragraphs without the name (on
+    mypy's code queries, 211 of 300 plain runs print a .md file): every fast run failed its
+    check there and ran plain. Its Markdown files are listed apart (`scan` with a rule of
+    kind `document`), and their place among the others comes from its walker's order:
+    one-thread ast-grep visits files in exactly the reverse of ripgrep's sequential walk
+    (both use the ignore crate; its parallel walker pops a stack). Measured on the default
+    corpora: both listings follow that order on all of them. When they do not, the merge is
+    left out (logged), and the fast-path check keeps the runs plain as before.
+    """
+    listed = list_files(tool, corpus_root, timeout)
+    template = tool.spec.list_files_unbound_argv
+    if not template:
+        return listed
+    unbound = list_files(tool, corpus_root, timeout, template=template)
+    unmatched = [path for path in unbound if not always_named(tool, path)]
+    if unmatched:
+        raise BenchError(
+            f"tool {tool.spec.name}: list_files_unbound_argv lists "
+            f"{os.fsdecode(unmatched[0])!r}, which no pattern of fast_path_always matches; "
+            "add its pattern to fast_path_always in the tools file"
+        )
+    merged = merge_in_walk_order(listed, unbound, sequential_walk(corpus_root, timeout)[::-1])
+    if merged is None:
+        logging.warning(
+            "%s: its listings do not follow the reverse of `rg --files -uuu -j1`; "
+            "listing without the files of list_files_unbound_argv",
+            tool.spec.name,
+        )
+        return listed
+    return merged
+
+
+def sequential_walk(corpus_root: str, timeout: float) -> list[bytes]:
+    """ripgrep's one-thread walk of every file (nothing ignored, hidden files included)."""
+    argv = [locate_rg(), "--no-config", "--files", "-uuu", "-j1", "--null", SEARCH_ROOT]
+    try:
+        done = subprocess.run(
+            argv, cwd=corpus_root, capture_output=True, timeout=timeout, check=False
+        )
+    except subprocess.TimeoutExpired as err:
+        raise BenchError(f"listing the walk with rg took over {timeout:.0f} s") from err
+    if done.returncode not in (0, 1):
+        raise BenchError(f"listing the walk with rg failed: {done.stderr.decode()[:200]}")
+    return [strip_dot_slash(part) for part in done.stdout.split(b"\0") if part]
+
+
+def merge_in_walk_order(
+    listed: Sequence[bytes], unbound: Sequence[bytes], walk: Sequence[bytes]
+) -> list[bytes] | None:
+    """listed and unbound merged in walk's order, or None unless each already follows it."""
+    position = {path: index for index, path in enumerate(walk)}
+    for listing in (listed, unbound):
+        places = [position.get(path) for path in listing]
+        if None in places or any(a >= b for a, b in pairwise(places)):
+            return None
+    wanted = set(listed) | set(unbound)
+    return [path for path in walk if path in wanted]
+
+
+def always_named(tool: ResolvedTool, path: bytes) -> bool:
+    """A file every fast-path run names (its name matches a fast_path_always pattern)."""
+    name = os.fsdecode(path).rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in tool.spec.fast_path_always)
 
 
 def walk_order(listing: list[bytes]) -> list[bytes]:
@@ -118,7 +194,7 @@ def run_fast(
     """
     tool, root, timeout = setup.tool, setup.root, setup.timeout
     listed = set(walk)
-    candidates = [path for path in walk if path in containing]
+    candidates = [path for path in walk if path in containing or always_named(tool, path)]
     outside = sorted(containing - listed)
     plain = search_argv(tool, query, index=setup.index, word=setup.word)
     argv = fast_argv(tool, query, candidates, setup.index, setup.word)

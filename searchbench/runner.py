@@ -559,15 +559,17 @@ def _run_plain(argv: list[str], cwd: str, env: dict[str, str], timeout: float, w
     return proc.stdout
 
 
-def list_files(tool: ResolvedTool, corpus_root: str, timeout: float = 600) -> list[bytes]:
-    """Files the tool would search, in its own order, paths without `./` (NUL- or line-split)."""
-    if tool.spec.list_files_argv is None:
+def list_files(
+    tool: ResolvedTool, corpus_root: str, timeout: float = 600, template: list[str] | None = None
+) -> list[bytes]:
+    """Files the tool would search, in its own order, paths without `./` (NUL- or line-split):
+    what its list_files_argv prints, or another listing command of its entry (template)."""
+    template = template or tool.spec.list_files_argv
+    if template is None:
         raise BenchError(f"tool {tool.spec.name} has no list_files_argv in the tools file")
     if not tool.available or tool.binary_path is None:
         raise BenchError(f"tool {tool.spec.name} is not available: {tool.skipped_reason}")
-    argv = expand_argv(
-        tool.spec.list_files_argv, tool.binary_path, index_binary=tool.index_binary_path
-    )
+    argv = expand_argv(template, tool.binary_path, index_binary=tool.index_binary_path)
     env = expand_env(tool.spec.env, corpus_root)
     out = _run_plain(argv, corpus_root, env, timeout, f"listing files with {argv[0]}")
     parts = out.split(b"\0") if b"\0" in out else out.split(b"\n")

@@ -82,6 +82,12 @@ class ToolSpec:
     fast_path: bool = False
     fast_path_pad: bool = False
     fast_path_bare_names: bool = False
+    # Files the tool searches that list_files_argv misses and in which it may print lines
+    # without the literal (ast-grep: Markdown), listed by this command; merged into the
+    # listing in the walk order (searchbench.fastpath.tool_listing), and named in every
+    # fast-path run when their name matches one of fast_path_always.
+    list_files_unbound_argv: list[str] | None = None
+    fast_path_always: list[str] = field(default_factory=list)
     order: str = "unstated"
     # The parsed languages (config/languages.yaml) whose declarations the tool can find; None:
     # every language (a text search reads every file). The report qualifies scores on others.

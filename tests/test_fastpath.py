@@ -1,16 +1,20 @@
 """The fast path prints exactly what the plain run prints, and the check notices when not."""
 
+import dataclasses
 import os
 from pathlib import Path
 
 import pytest
 
+from searchbench.errors import BenchError
 from searchbench.fastpath import (
     check_plan,
     compare,
     files_containing,
     locate_rg,
+    merge_in_walk_order,
     run_fast,
+    tool_listing,
     walk_order,
 )
 from searchbench.runner import SearchSetup, list_files, run_tool
@@ -62,7 +66,7 @@ def test_fast_path_is_byte_identical_to_the_plain_run(corpus, tools, name):
     tool = tools[name]
     if not tool.available:
         pytest.skip(f"{name} not installed")
-    walk = walk_order(list_files(tool, str(corpus)))
+    walk = walk_order(tool_listing(tool, str(corpus)))
     rg = locate_rg()
     used_fast = {}
     for query in QUERIES:
@@ -75,10 +79,68 @@ def test_fast_path_is_byte_identical_to_the_plain_run(corpus, tools, name):
     # `helper2` occurs in one file only (named `glob[1].c`): the fast run names that single
     # file, and must still print its name, and not read it as a glob.
     assert used_fast["helper2"]
-    # ast-grep matches inline Markdown text, but its listing pattern lists no Markdown file:
-    # a query that occurs in README.md must fall back to the plain run.
+    # ast-grep's Markdown files are listed apart and merged in (tool_listing): a query that
+    # occurs in README.md goes fast too.
     if name == "ast-grep":
-        assert not used_fast["ring_advance"]
+        assert b"README.md" in walk and used_fast["ring_advance"]
+
+
+@pytest.fixture(scope="module")
+def markdown_corpus(tmp_path_factory) -> Path:
+    """ast-grep 0.51.1 reads the name below, as a Markdown pattern, as inline text with
+    underscores, which matches NOTES.md's paragraph: it prints a file without the name."""
+    root = tmp_path_factory.mktemp("markdown")
+    (root / "sub").mkdir()
+    guard = "GTEST_INCLUDE_GTEST_INTERNAL_GTEST_TYPE_UTIL_H_"
+    (root / "sub" / "util.h").write_text(f"#ifndef {guard}\n#define {guard}\n#endif\n")
+    (root / "sub" / "a.py").write_text("def helper():\n    pass\n")
+    (root / "sub" / "README.md").write_text("# Title\n\nSome text.\n")
+    (root / "NOTES.md").write_text(
+        "Notes\n\n* Make `__qualname__` and `__module__` available in class bodies\n"
+    )
+    return root
+
+
+def test_markdown_printed_without_the_literal_goes_fast_and_identical(markdown_corpus, tools):
+    tool = tools["ast-grep"]
+    if not tool.available:
+        pytest.skip("ast-grep not installed")
+    root = str(markdown_corpus)
+    query = "GTEST_INCLUDE_GTEST_INTERNAL_GTEST_TYPE_UTIL_H_"
+    plain = run_tool(SearchSetup(tool, root, 30), query)
+    holders = files_containing(locate_rg(), root, query)
+    assert holders == {b"sub/util.h"}
+    # The plain run prints a Markdown file that does not contain the name.
+    assert b"NOTES.md" in plain.files
+    walk = walk_order(tool_listing(tool, root))
+    assert {b"NOTES.md", b"sub/README.md"} <= set(walk)
+    fast, used = run_fast(SearchSetup(tool, root, 30), query, walk, holders)
+    assert used and compare(plain, fast)["equivalent"]
+    # Without the Markdown files (its `$A` listing alone) the fast run is not equivalent.
+    code_only = walk_order(list_files(tool, root))
+    assert b"NOTES.md" not in code_only
+    bare, _ = run_fast(SearchSetup(tool, root, 30), query, code_only, holders)
+    assert not compare(plain, bare)["equivalent"]
+
+
+def test_an_unbound_file_no_pattern_names_is_a_clear_error(markdown_corpus, tools):
+    tool = tools["ast-grep"]
+    if not tool.available:
+        pytest.skip("ast-grep not installed")
+    narrow = dataclasses.replace(
+        tool, spec=dataclasses.replace(tool.spec, fast_path_always=["*.markdown"])
+    )
+    with pytest.raises(BenchError, match=r"lists '(sub/README|NOTES)\.md', which no pattern"):
+        tool_listing(narrow, str(markdown_corpus))
+
+
+def test_listings_merge_only_in_walk_order():
+    walk = [b"d/b.py", b"d/README.md", b"a.py", b"NOTES.md"]
+    merged = merge_in_walk_order([b"d/b.py", b"a.py"], [b"d/README.md", b"NOTES.md"], walk)
+    assert merged == walk
+    # A listing out of the walk's order (or naming a file the walk lacks) merges nothing.
+    assert merge_in_walk_order([b"a.py", b"d/b.py"], [b"NOTES.md"], walk) is None
+    assert merge_in_walk_order([b"a.py"], [b"other.md"], walk) is None
 
 
 def test_a_wrong_walk_order_is_caught(corpus, tools):
