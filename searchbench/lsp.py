@@ -593,7 +593,11 @@ def start_server(opts: dict[str, Any], root: str, log: Any, deadline: float) -> 
             language = opts["language_id"] or LANGUAGE_IDS.get(Path(path).suffix, "plaintext")
             client.open(path, language)
         ready_by = min(deadline, time.monotonic() + opts["ready_timeout"])
-        return client, client.wait_ready(ready_by, opts["quiet"], opts["first"])
+        # An empty compilation database (a corpus without C or C++): clangd has nothing to
+        # index and never begins progress, so waiting `first` for it is waiting for nothing
+        # (300 s of an idle job slot per build, on every such corpus).
+        first = 0.0 if opts["open_cdb_first"] and not to_open else opts["first"]
+        return client, client.wait_ready(ready_by, opts["quiet"], first)
     except BaseException:
         client.kill()
         raise

@@ -80,6 +80,34 @@ def test_waits_for_progress_to_end(tmp_path):
     assert silent.returncode == 0 and silent.stdout
 
 
+def test_an_empty_compilation_database_is_not_waited_for(tmp_path):
+    # No C or C++ file: nothing to index, so `--first` (300 s in clangd's index build) is not
+    # waited out for progress that never begins (the fake server reports none).
+    (tmp_path / "only.py").write_text("def f():\n    pass\n")
+    cdb = tmp_path / "cdb"
+    started = time.monotonic()
+    out = run_cli(
+        [
+            "--compile-commands",
+            str(cdb),
+            "--open-cdb-first",
+            str(cdb),
+            "--first",
+            "60",
+            "--query",
+            "f",
+            "--",
+            *FAKE,
+            "--no-progress",
+        ],
+        tmp_path,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads((cdb / "compile_commands.json").read_text()) == []
+    assert time.monotonic() - started < 30
+
+
 def test_nothing_found_is_exit_1_with_empty_stderr(tmp_path):
     out = run_cli(["--query", "f", "--", sys.executable, "-c", NOTHING], tmp_path)
     assert (out.returncode, out.stdout, out.stderr) == (1, b"", b"")
