@@ -16,7 +16,6 @@ import hashlib
 import logging
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -25,7 +24,6 @@ from itertools import pairwise
 
 from searchbench.containment import files_containing_all
 from searchbench.errors import BenchError
-from searchbench.paths import strip_dot_slash
 from searchbench.runner import SearchResult, SearchSetup, list_files, run_argv, search_argv
 from searchbench.tools import ResolvedTool
 
@@ -71,7 +69,11 @@ def tool_listing(tool: ResolvedTool, corpus_root: str, timeout: float = 600) -> 
             f"{os.fsdecode(unmatched[0])!r}, which no pattern of fast_path_always matches; "
             "add its pattern to fast_path_always in the tools file"
         )
-    merged = merge_in_walk_order(listed, unbound, sequential_walk(corpus_root, timeout)[::-1])
+    # ripgrep's one-thread walk of every file (nothing ignored, hidden files included)
+    walk = [locate_rg(), "--no-config", "--files", "-uuu", "-j1", "--null", SEARCH_ROOT]
+    merged = merge_in_walk_order(
+        listed, unbound, list_files(tool, corpus_root, timeout, template=walk)[::-1]
+    )
     if merged is None:
         logging.warning(
             "%s: its listings do not follow the reverse of `rg --files -uuu -j1`; "
@@ -80,20 +82,6 @@ def tool_listing(tool: ResolvedTool, corpus_root: str, timeout: float = 600) -> 
         )
         return listed
     return merged
-
-
-def sequential_walk(corpus_root: str, timeout: float) -> list[bytes]:
-    """ripgrep's one-thread walk of every file (nothing ignored, hidden files included)."""
-    argv = [locate_rg(), "--no-config", "--files", "-uuu", "-j1", "--null", SEARCH_ROOT]
-    try:
-        done = subprocess.run(
-            argv, cwd=corpus_root, capture_output=True, timeout=timeout, check=False
-        )
-    except subprocess.TimeoutExpired as err:
-        raise BenchError(f"listing the walk with rg took over {timeout:.0f} s") from err
-    if done.returncode not in (0, 1):
-        raise BenchError(f"listing the walk with rg failed: {done.stderr.decode()[:200]}")
-    return [strip_dot_slash(part) for part in done.stdout.split(b"\0") if part]
 
 
 def merge_in_walk_order(
