@@ -14,7 +14,11 @@ records, fast-path checks) and prints:
   longest over corpora; wall / critical path says how far the schedule is from it;
 - the tool processes' own time on that path (the slowest tool's searches as the runner
   timed them) against the job time around them: the runner's overhead per search;
-- per corpus and tool: how many quality runs used the fast path, and each check's outcome.
+- per corpus and tool: how many quality runs used the fast path, and each check's outcome;
+- the tool processes' own CPU over every quality run (user + sys, as the runner recorded
+  it), and the wall time it needs at the least on this many cores: a floor no scheduling of
+  the workflow can go under (language servers' own work is left out: their clients' CPU is
+  what is recorded, so the floor is a lower bound).
 
 --fresh deletes the configuration's results and checkouts first (a run from nothing).
 Figures are for this machine and this run; ratios are what to compare across machines.
@@ -22,6 +26,7 @@ Figures are for this machine and this run; ratios are what to compare across mac
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -92,6 +97,34 @@ def raw_seconds(results: Path, corpus: str, tool: str, track: str = "*") -> tupl
             runs += 1
             fast += bool(record.get("fast_path"))
     return total, runs, fast
+
+
+def tool_cpu(results: Path, corpora: list[str]) -> dict[str, tuple[float, int]]:
+    """tool -> (user + sys seconds, runs) over every quality run's raw record of the corpora."""
+    cpu: dict[str, tuple[float, int]] = {}
+    for corpus in corpora:
+        for raw in sorted((results / corpus).glob("*/raw/*.jsonl")):
+            seconds, runs = cpu.get(raw.stem, (0.0, 0))
+            for line in raw.read_text().splitlines():
+                record = json.loads(line)
+                seconds += record["user"] + record["sys"]
+                runs += 1
+            cpu[raw.stem] = (seconds, runs)
+    return cpu
+
+
+def cpu_floor_lines(cpu: dict[str, tuple[float, int]], cores: int, largest: int = 4) -> list[str]:
+    """The tool processes' own CPU, the least wall time it takes on ``cores``, and the tools
+    that use most of it."""
+    total = sum(seconds for seconds, _ in cpu.values())
+    runs = sum(count for _, count in cpu.values())
+    top = sorted(cpu.items(), key=lambda kv: (-kv[1][0], kv[0]))[:largest]
+    return [
+        f"tool processes' own CPU\t{total:.1f} core-s over {runs} quality runs "
+        f"(language servers' own work not included)",
+        f"floor on {cores} cores\t{total / cores:.1f} s of wall for the tools alone",
+        "largest\t" + ", ".join(f"{tool} {seconds:.1f}" for tool, (seconds, _) in top),
+    ]
 
 
 def fast_path_table(results: Path, corpora: list[str]) -> list[str]:
@@ -174,6 +207,8 @@ def main(argv: list[str]) -> int:
                 f"tool processes' own time on it\t{own:.1f} s in {runs} searches, "
                 f"inside a {search_job:.1f} s search job (ratio {search_job / max(own, 1e-9):.2f})"
             )
+    cores = (os.cpu_count() or 1) if args.cores == "all" else int(args.cores)
+    print("\n".join(cpu_floor_lines(tool_cpu(results, corpora), cores)))
     print("\n".join(fast_path_table(results, corpora)))
     return 0
 

@@ -195,7 +195,7 @@ def critical_sums(
 def bootstrap_counts(n: int, rng: np.random.Generator, resamples: int) -> np.ndarray:
     """How often each query is drawn in each of ``resamples`` bootstrap resamples (the index
     matrix the inference draws, as counts: counts @ d = the resample sums)."""
-    index = rng.integers(0, n, (resamples, n))
+    index = rng.integers(0, n, (resamples, n), dtype=np.int32)  # the inference's indices
     flat = (index + n * np.arange(resamples)[:, None]).ravel()
     return np.bincount(flat, minlength=resamples * n).reshape(resamples, n).astype(float)
 

@@ -32,3 +32,25 @@ def test_each_track_s_jobs_count_and_the_longest_chain_is_one_corpus_and_track(t
     assert sum(s for (_, _, rule, _), s in times.items() if rule == "search") == 402.0
     # fetch 10 + symbols 5 + longest shard 7 + inference 4 + probe's usage search 300
     assert bench.critical_path(times) == (326.0, "a", "usage", "probe")
+
+
+def write_raw(path: Path, cpu: list[tuple[float, float]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [f'{{"elapsed": 1.0, "user": {u}, "sys": {s}}}' for u, s in cpu]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_the_cpu_floor_sums_every_track_s_quality_runs_and_divides_by_the_cores(tmp_path):
+    write_raw(tmp_path / "a" / "code" / "raw" / "probe.jsonl", [(0.5, 0.25), (1.0, 0.25)])
+    write_raw(tmp_path / "a" / "usage" / "raw" / "probe.jsonl", [(2.0, 0.0)])
+    write_raw(tmp_path / "b" / "code" / "raw" / "rg.jsonl", [(0.125, 0.125)])
+    # A corpus the configuration does not name is not counted.
+    write_raw(tmp_path / "c" / "code" / "raw" / "rg.jsonl", [(100.0, 0.0)])
+
+    cpu = bench.tool_cpu(tmp_path, ["a", "b"])
+
+    assert cpu == {"probe": (4.0, 3), "rg": (0.25, 1)}
+    lines = bench.cpu_floor_lines(cpu, cores=2)
+    assert lines[0].startswith("tool processes' own CPU\t4.2 core-s over 4 quality runs")
+    assert lines[1] == "floor on 2 cores\t2.1 s of wall for the tools alone"
+    assert lines[2] == "largest\tprobe 4.0, rg 0.2"

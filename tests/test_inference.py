@@ -18,6 +18,7 @@ from searchbench.inference import (
     TSV_COLUMNS,
     VERDICTS,
     bootstrap_ci,
+    bootstrap_means,
     holm,
     inference_json,
     inference_tsv,
@@ -83,6 +84,16 @@ def test_bootstrap_interval_equals_scipy_percentile_bootstrap():
     ).confidence_interval
     assert ours == pytest.approx((theirs.low, theirs.high), abs=1e-12)
     assert ours[0] < diffs.mean() < ours[1]
+
+
+@pytest.mark.parametrize("n", [1, 30, 300, 1_000, 70_000])
+def test_bootstrap_means_draw_the_indices_of_numpy_s_default_integers(n):
+    # bootstrap_means asks for int32 indices: they must be the default int64 draw's, or the
+    # published intervals would move with the dtype.
+    diffs = np.arange(n, dtype=float)
+    ours = bootstrap_means(diffs, np.random.default_rng([3, n]), 20)
+    index = np.random.default_rng([3, n]).integers(0, n, (20, n))
+    assert np.array_equal(ours, diffs[index].mean(axis=-1))
 
 
 def test_exact_randomization_p_equals_scipy_permutation_test():
