@@ -15,6 +15,8 @@ records, fast-path checks) and prints:
 - the tool processes' own time on that path (the slowest tool's searches as the runner
   timed them) against the job time around them: the runner's overhead per search;
 - per corpus and tool: how many quality runs used the fast path, and each check's outcome;
+- Snakemake's own CPU (its process alone, not its jobs: scheduling and DAG work), polled
+  from /proc while it runs;
 - the tool processes' own CPU over every quality run (user + sys, as the runner recorded
   it), and the wall time it needs at the least on this many cores: a floor no scheduling of
   the workflow can go under (language servers' own work is left out: their clients' CPU is
@@ -25,11 +27,13 @@ Figures are for this machine and this run; ratios are what to compare across mac
 """
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -40,6 +44,28 @@ REPO = Path(__file__).resolve().parent.parent
 CHAIN = ("fetch_corpus", "symbols", "queries", "containment")
 PER_TOOL = ("build_index", "list_files", "fast_path_check", "search")
 AFTER = ("score", "inference", "power")
+
+
+def own_cpu_seconds(stat_line: str, ticks_per_second: float) -> float:
+    """utime + stime of a process itself (its children excluded) from a /proc/PID/stat line:
+    the 14th and 15th fields, counted after the command name, which may hold spaces."""
+    fields = stat_line.rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / ticks_per_second
+
+
+def run_polling_cpu(command: list[str], poll_seconds: float = 2.0) -> tuple[int, str, float]:
+    """Run the command; (exit code, stderr, its own CPU seconds at the last poll)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    own = 0.0
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err, text=True)
+        while proc.poll() is None:
+            # It may exit between poll() and the read: the last reading stands.
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                own = own_cpu_seconds(Path(f"/proc/{proc.pid}/stat").read_text(), ticks)
+            time.sleep(poll_seconds)
+        err.seek(0)
+        return proc.returncode, err.read(), own
 
 
 def benchmark_seconds(path: Path) -> float:
@@ -180,17 +206,21 @@ def main(argv: list[str]) -> int:
     command = [sys.executable, "-m", "snakemake", *targets(config, args.quality_only)]
     command += ["--cores", args.cores, *args.snakemake_args, "--configfile", args.configfile]
     start = time.time()
-    proc = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+    returncode, stderr, snakemake_cpu = run_polling_cpu(command)
     wall = time.time() - start
-    if proc.returncode != 0:
-        sys.stderr.write(proc.stderr[-3000:])
-        return proc.returncode
+    if returncode != 0:
+        sys.stderr.write(stderr[-3000:])
+        return returncode
     times = job_times(results, start)
     per_rule: dict[str, list[float]] = defaultdict(list)
     for (_, _, rule, _), seconds in times.items():
         per_rule[rule].append(seconds)
     print(f"command\t{' '.join(command[2:])}")
     print(f"wall\t{wall:.1f} s\t({len(times)} jobs ran)")
+    print(
+        f"snakemake's own CPU\t{snakemake_cpu:.1f} s\t({snakemake_cpu / wall:.0%} of one core: "
+        "scheduling and DAG work, its jobs excluded)"
+    )
     for rule, values in sorted(per_rule.items(), key=lambda kv: -sum(kv[1])):
         print(f"rule {rule}\t{sum(values):.1f} job-s\t{len(values)} jobs")
     path_seconds, corpus, track, tool = critical_path(times)

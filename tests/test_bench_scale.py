@@ -54,3 +54,23 @@ def test_the_cpu_floor_sums_every_track_s_quality_runs_and_divides_by_the_cores(
     assert lines[0].startswith("tool processes' own CPU\t4.2 core-s over 4 quality runs")
     assert lines[1] == "floor on 2 cores\t2.1 s of wall for the tools alone"
     assert lines[2] == "largest\tprobe 4.0, rg 0.2"
+
+
+def test_own_cpu_is_read_after_a_command_name_with_spaces_and_parentheses():
+    # pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime
+    # stime cutime cstime ...: the children's times (cutime, cstime) are not the process's own.
+    line = "42 (python -m (x)) S 1 42 42 0 -1 4194304 10 0 0 0 250 50 9000 9000 20 0"
+    assert bench.own_cpu_seconds(line, 100) == 3.0
+
+
+def test_a_command_s_own_cpu_is_polled_while_it_runs():
+    code, _, own = bench.run_polling_cpu(
+        [
+            sys.executable,
+            "-c",
+            "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.6: pass",
+        ],
+        poll_seconds=0.1,
+    )
+    assert code == 0
+    assert 0.3 <= own <= 1.0
