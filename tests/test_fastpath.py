@@ -32,6 +32,8 @@ FAST_TOOLS = [
     "grep",
     "ag",
     "hay",
+    # ack prints a named top-level `./README.md` as `./README.md`, unlike its walk
+    "ack",
 ]
 
 
