@@ -330,12 +330,19 @@ def index_of_problem(tools: dict) -> str | None:
     return None
 
 
+DEFAULT_CONFIG = "config/config.yaml"  # the Snakefile's configfile when none is given
+
+
 def reproduce_command(configfiles: Iterable[str | Path], basedir: Path) -> str:
     """The command a report and a published run name: config files inside the workflow are
-    named relative to it, so that the command works in any checkout."""
+    named relative to it, so that the command works in any checkout. The default
+    configuration alone is no flag: `--configfile config/config.yaml` runs what a bare
+    `snakemake` runs, and must not rerun the report."""
     names = []
     for f in configfiles:
         resolved = Path(f).resolve()
         inside = resolved.is_relative_to(basedir.resolve())
         names.append(str(resolved.relative_to(basedir.resolve())) if inside else str(f))
+    if names == [DEFAULT_CONFIG]:
+        names = []
     return "snakemake --cores 8" + "".join(f" --configfile {n}" for n in names)
