@@ -15,6 +15,7 @@ import fnmatch
 import hashlib
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -103,6 +104,12 @@ def always_named(tool: ResolvedTool, path: bytes) -> bool:
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in tool.spec.fast_path_always)
 
 
+def takes_fast_path(tool: ResolvedTool, query: str) -> bool:
+    """Whether the query's shape allows the fast path (the tool's fast_path_queries)."""
+    pattern = tool.spec.fast_path_queries
+    return pattern is None or re.fullmatch(pattern, query) is not None
+
+
 def walk_order(listing: list[bytes]) -> list[bytes]:
     """The tool's own file order (its list_files output), duplicates dropped."""
     return list(dict.fromkeys(listing))
@@ -181,6 +188,9 @@ def run_fast(
     a command line.
     """
     tool, root, timeout = setup.tool, setup.root, setup.timeout
+    if not takes_fast_path(tool, query):
+        plain = search_argv(tool, query, index=setup.index, word=setup.word)
+        return run_argv(tool, plain, root, timeout, right_paths, known_paths, decl_line), False
     listed = set(walk)
     candidates = [path for path in walk if path in containing or always_named(tool, path)]
     outside = sorted(containing - listed)

@@ -88,6 +88,10 @@ class ToolSpec:
     # fast-path run when their name matches one of fast_path_always.
     list_files_unbound_argv: list[str] | None = None
     fast_path_always: list[str] = field(default_factory=list)
+    # A regular expression a query must match in full to take the fast path; others run plain.
+    # A structural matcher finds `py.path.local` written across lines, in a file that does not
+    # hold the literal: only a single name is sure to be in every file it matches.
+    fast_path_queries: str | None = None
     order: str = "unstated"
     # The parsed languages (config/languages.yaml) whose declarations the tool can find; None:
     # every language (a text search reads every file). The report qualifies scores on others.
@@ -173,6 +177,18 @@ def validate_query_template(name: str, argv: list[str], guard: str | None = None
         raise BenchError(f"tool {name}: argv must contain `{{query}}` exactly once, found {count}")
 
 
+def _check_patterns(spec: ToolSpec) -> None:
+    """The entry's regular expressions compile: one line naming the key otherwise."""
+    for key in ("version_match", "fast_path_queries"):
+        pattern = getattr(spec, key)
+        if pattern is None:
+            continue
+        try:
+            re.compile(pattern)
+        except re.error as err:
+            raise BenchError(f"tool {spec.name}: {key} is not a valid regex ({err})") from err
+
+
 def _spec_from_entry(name: str, entry: dict) -> ToolSpec:
     known = set(ToolSpec.__dataclass_fields__) - {"name"}
     unknown = sorted(set(entry) - known)
@@ -198,11 +214,7 @@ def _spec_from_entry(name: str, entry: dict) -> ToolSpec:
     values["env"] = {str(k): str(v) for k, v in (values.get("env") or {}).items()}
     spec = ToolSpec(name=name, **values)
     _check_runnable(spec)
-    if spec.version_match is not None:
-        try:
-            re.compile(spec.version_match)
-        except re.error as err:
-            raise BenchError(f"tool {name}: version_match is not a valid regex ({err})") from err
+    _check_patterns(spec)
     _check_session(spec)
     uses_index = "{index}" in " ".join([*spec.argv, *spec.env.values()])
     if uses_index and not spec.index_argv:

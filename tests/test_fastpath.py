@@ -77,7 +77,9 @@ def test_fast_path_is_byte_identical_to_the_plain_run(corpus, tools, name):
         fast, used_fast[query] = run_fast(SearchSetup(tool, str(corpus), 30), query, walk, holders)
         assert compare(plain, fast)["equivalent"], (name, query, plain.files, fast.files)
         assert fast.files == plain.files and fast.argv == plain.argv
-    assert used_fast["absent_symbol_xyz"] and used_fast["-rf"]
+    assert used_fast["absent_symbol_xyz"]
+    # ast-grep takes single names only (fast_path_queries): `-rf` runs plain there.
+    assert used_fast["-rf"] == (tool.spec.fast_path_queries is None)
     # `helper2` occurs in one file only (named `glob[1].c`): the fast run names that single
     # file, and must still print its name, and not read it as a glob.
     assert used_fast["helper2"]
@@ -123,6 +125,48 @@ def test_markdown_printed_without_the_literal_goes_fast_and_identical(markdown_c
     assert b"NOTES.md" not in code_only
     bare, _ = run_fast(SearchSetup(tool, root, 30), query, code_only, holders)
     assert not compare(plain, bare)["equivalent"]
+
+
+@pytest.fixture(scope="module")
+def structural_corpus(tmp_path_factory) -> Path:
+    """Two ways ast-grep 0.51.1 prints a file without the query's literal (found in the default
+    run: mypy's _ECT and pytest's py.path.local): a CSS file reads `_ECT` as a pattern matching
+    its every line; a dotted name matches code written across lines."""
+    root = tmp_path_factory.mktemp("structural")
+    (root / "a.py").write_text("_ECT = 1\nroot = (py.path.local)\n")
+    (root / "b.py").write_text("def f():\n    return (py.path\n        .local)\n")
+    (root / "style.css").write_text("/* a comment */\nbody {\n    margin: 0;\n}\n")
+    return root
+
+
+@pytest.mark.parametrize("query", ["_ECT", "py.path.local"])
+def test_files_printed_without_the_literal_keep_the_fast_path_identical(
+    structural_corpus, tools, query
+):
+    tool = tools["ast-grep"]
+    if not tool.available:
+        pytest.skip("ast-grep not installed")
+    root = str(structural_corpus)
+    setup = SearchSetup(tool, root, 30)
+    plain = run_tool(setup, query)
+    holders = files_containing(locate_rg(), root, query)
+    assert holders == {b"a.py"}
+    # The plain run prints a file that does not hold the literal.
+    assert set(plain.files) - holders
+    walk = walk_order(tool_listing(tool, root))
+    fast, used = run_fast(setup, query, walk, holders)
+    assert compare(plain, fast)["equivalent"], (plain.files, fast.files)
+    # A single name goes fast (the CSS file is named in every fast run); a dotted one plain.
+    assert used == (query == "_ECT")
+    # Without those two settings the fast run misses the file.
+    loose = dataclasses.replace(
+        tool,
+        spec=dataclasses.replace(
+            tool.spec, fast_path_queries=None, fast_path_always=["*.md", "*.markdown", "*.mdx"]
+        ),
+    )
+    missed, used = run_fast(SearchSetup(loose, root, 30), query, walk, holders)
+    assert used and not compare(plain, missed)["equivalent"]
 
 
 def test_an_unbound_file_no_pattern_names_is_a_clear_error(markdown_corpus, tools):

@@ -450,3 +450,12 @@ def test_ablation_of_changes_how_results_are_read_not_the_tool_s_identity():
     assert tool_identity(variant) == tool_identity(rg)
     moved = dataclasses.replace(rg, spec=dataclasses.replace(rg.spec, argv=[*rg.spec.argv, "-i"]))
     assert tool_identity(moved) != tool_identity(rg)
+
+
+@pytest.mark.parametrize("key", ["version_match", "fast_path_queries"])
+def test_a_pattern_that_does_not_compile_is_one_line_naming_its_key(tmp_path, key):
+    entry = {"binary": "rg", "argv": ["{binary}", "--", "{query}", "./"], "output": "grep"}
+    path = _write_tools(tmp_path, {**entry, "family": "grep", key: "[A-Z"})
+    with pytest.raises(BenchError, match=rf"^tool t: {key} is not a valid regex") as err:
+        load_tools(path)
+    assert "\n" not in str(err.value)
