@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import yaml
@@ -112,16 +113,24 @@ def critical_path(times: dict[tuple[str, str, str, str], float]) -> tuple[float,
     return best
 
 
+def raw_records(
+    results: Path, corpus: str, tool: str = "*", track: str = "*"
+) -> Iterator[tuple[str, dict]]:
+    """(tool, record) for every quality run's raw record of a corpus (one track or tool, or
+    every one)."""
+    for raw in sorted((results / corpus).glob(f"{track}/raw/{tool}.jsonl")):
+        for line in raw.read_text().splitlines():
+            yield raw.stem, json.loads(line)
+
+
 def raw_seconds(results: Path, corpus: str, tool: str, track: str = "*") -> tuple[float, int, int]:
     """(sum of elapsed, runs, fast-path runs) over a tool's raw records of a corpus (one
     track, or every track)."""
     total, runs, fast = 0.0, 0, 0
-    for raw in (results / corpus).glob(f"{track}/raw/{tool}.jsonl"):
-        for line in raw.read_text().splitlines():
-            record = json.loads(line)
-            total += record["elapsed"]
-            runs += 1
-            fast += bool(record.get("fast_path"))
+    for _, record in raw_records(results, corpus, tool, track):
+        total += record["elapsed"]
+        runs += 1
+        fast += bool(record.get("fast_path"))
     return total, runs, fast
 
 
@@ -129,13 +138,9 @@ def tool_cpu(results: Path, corpora: list[str]) -> dict[str, tuple[float, int]]:
     """tool -> (user + sys seconds, runs) over every quality run's raw record of the corpora."""
     cpu: dict[str, tuple[float, int]] = {}
     for corpus in corpora:
-        for raw in sorted((results / corpus).glob("*/raw/*.jsonl")):
-            seconds, runs = cpu.get(raw.stem, (0.0, 0))
-            for line in raw.read_text().splitlines():
-                record = json.loads(line)
-                seconds += record["user"] + record["sys"]
-                runs += 1
-            cpu[raw.stem] = (seconds, runs)
+        for tool, record in raw_records(results, corpus):
+            seconds, runs = cpu.get(tool, (0.0, 0))
+            cpu[tool] = (seconds + record["user"] + record["sys"], runs + 1)
     return cpu
 
 

@@ -184,19 +184,18 @@ def run_fast(
     containing: every file holding the literal (containing.tsv). Files among them that are
     missing from the tool's listing (ast-grep's listing pattern matches nothing in Markdown,
     say) are searched on their own first: if the tool prints anything for them, their place
-    in its order is unknown, and the query runs plain. So is a candidate list too long for
-    a command line.
+    in its order is unknown, and the query runs plain. So do a candidate list too long for
+    a command line and a query of a shape the tool's fast_path_queries leaves out.
     """
     tool, root, timeout = setup.tool, setup.root, setup.timeout
-    if not takes_fast_path(tool, query):
-        plain = search_argv(tool, query, index=setup.index, word=setup.word)
-        return run_argv(tool, plain, root, timeout, right_paths, known_paths, decl_line), False
     listed = set(walk)
     candidates = [path for path in walk if path in containing or always_named(tool, path)]
     outside = sorted(containing - listed)
     plain = search_argv(tool, query, index=setup.index, word=setup.word)
-    argv = fast_argv(tool, query, candidates, setup.index, setup.word)
-    if outside:
+    argv = None
+    if takes_fast_path(tool, query):
+        argv = fast_argv(tool, query, candidates, setup.index, setup.word)
+    if argv is not None and outside:
         probe_argv = fast_argv(tool, query, outside, setup.index, setup.word)
         if probe_argv is None or _prints_anything(tool, probe_argv, root, timeout):
             argv = None
