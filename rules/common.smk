@@ -39,6 +39,11 @@ from searchbench.configcheck import (  # noqa: E402
 from searchbench.corpora import directory_revision, is_local_git  # noqa: E402
 from searchbench.codehash import script_code_hash  # noqa: E402
 from searchbench.errors import BenchError  # noqa: E402
+from searchbench.artifacts import (
+    changed_artifacts,
+    changed_line,
+    forced_by,
+)  # noqa: E402
 from searchbench.measures import TRACKS as TRACK_NAMES  # noqa: E402
 from searchbench.report.inputs import rule_inputs  # noqa: E402
 from searchbench.headings import docs_shape, token_rules  # noqa: E402
@@ -158,6 +163,22 @@ for _name, _entry in sorted(config["corpora"].items()):
         _problem = local_path_problem(_name, Path(_entry["source"]["path"]).resolve())
         if _problem:
             stop(_problem)
+
+
+def _check_written() -> None:
+    """An artifact changed since its rule wrote it stops every run before any job, in one
+    line naming it and the command that regenerates it; Snakemake alone would feed the edit
+    to the rules after it, or say nothing is to be done (docs/artifacts.md, "Checked
+    intermediates"). A job's own Snakemake (Slurm) skips it: its run was checked."""
+    if workflow.remote_exec or workflow.subprocess_exec:
+        return
+    changes = changed_artifacts(forced_by(sys.argv[1:]))
+    if changes:
+        configfiles = [str(f) for f in workflow.config_settings.configfiles]
+        stop(changed_line(changes, configfiles))
+
+
+_check_written()
 
 
 wildcard_constraints:

@@ -5,16 +5,32 @@ message a line, the file rewritten per run; nowhere when the rule has no log), c
 `main(snakemake)`, and turns a BenchError — bad input, a missing tool, a hanging tool — into
 one line, `<rule>: <message>`, in the log and on stderr, with exit status 1. Any other
 exception is a bug and keeps its traceback.
+
+It also keeps the job's artifacts honest (searchbench.artifacts, docs/artifacts.md "Checked
+intermediates"): every input file is checked against the record made when it was written
+before `main` runs, whichever way main reads it; the artifact writers record under the job's
+rule; and once main has succeeded, every output file written some other way (a staged
+rename, a merge) is recorded too.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
 
+from searchbench import artifacts
 from searchbench.errors import BenchError
+
+
+def _files(items: Any) -> list[str]:
+    """The paths of a Snakemake input or output list (named entries may be lists)."""
+    out: list[str] = []
+    for item in items or []:
+        out.extend(_files(item) if isinstance(item, list | tuple) else [str(item)])
+    return out
 
 
 def run_script(main: Callable[[Any], None], smk: Any) -> None:
@@ -27,10 +43,19 @@ def run_script(main: Callable[[Any], None], smk: Any) -> None:
     )
     handler.setFormatter(logging.Formatter("%(message)s"))
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+    artifacts.set_writing_rule(getattr(smk, "rule", None))
     try:
+        for path in _files(getattr(smk, "input", None)):
+            if os.path.isfile(path):
+                artifacts.check_written(path)
         main(smk)
+        # Directories (a checkout, an index, the report's charts) are not checked.
+        for path in _files(getattr(smk, "output", None)):
+            if os.path.isfile(path):
+                artifacts.record_unless_recorded(path)
     except BenchError as err:
         logging.error("%s: %s", rule, err)
         sys.exit(f"{rule}: {err}")
     finally:
+        artifacts.set_writing_rule(None)
         handler.close()

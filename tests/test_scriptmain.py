@@ -1,10 +1,14 @@
 """Every Snakemake script's one entry: the rule's log, and a BenchError as one line."""
 
+import json
 import logging
+import os
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from searchbench import artifacts
 from searchbench.errors import BenchError
 from searchbench.scriptmain import run_script
 
@@ -41,3 +45,40 @@ def test_the_log_is_rewritten_per_run(tmp_path):
     for word in ("first", "second"):
         run_script(lambda smk, w=word: logging.info(w), SimpleNamespace(rule="r", log=[str(log)]))
     assert log.read_text() == "second\n"
+
+
+def test_an_input_edited_since_written_stops_the_job_before_main(tmp_path, monkeypatch):
+    """Every input is checked, however main would read it (a raw record, a run file)."""
+    monkeypatch.chdir(tmp_path)
+    raw = "results/c/code/raw/rg.jsonl"
+
+    def search(smk):
+        artifacts.write_text(smk.output[0], '{"qid": "q1"}\n')
+
+    run_script(search, SimpleNamespace(rule="search", input=[], output=[raw]))
+    Path(raw).write_text('{"qid": "q2"}\n')
+    ran = []
+    with pytest.raises(SystemExit) as exit_info:
+        run_script(ran.append, SimpleNamespace(rule="score", input=[[raw]], output=[]))
+    assert ran == []
+    assert str(exit_info.value).startswith(
+        f"score: {raw} was changed after rule search wrote it (sha256 "
+    )
+    assert str(exit_info.value).endswith(f"regenerate it: snakemake --force {raw}")
+
+
+def test_outputs_written_outside_the_writers_are_recorded_once_main_succeeds(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = Path("results/c/files.tsv")
+
+    def fetch(smk):  # a staged rename, as fetch_corpus does
+        out.parent.mkdir(parents=True)
+        Path("staged").write_text("path\n")
+        os.replace("staged", out)
+
+    run_script(fetch, SimpleNamespace(rule="fetch_corpus", input=[], output=[str(out)]))
+    record = json.loads(Path("results/.written/c/files.tsv.json").read_text())
+    assert record["rule"] == "fetch_corpus" and record["size"] == 5
+    out.write_text("path\nx\n")
+    with pytest.raises(SystemExit, match="results/c/files.tsv was changed after rule fetch_corpus"):
+        run_script(lambda smk: None, SimpleNamespace(rule="symbols", input=[str(out)]))
