@@ -517,3 +517,49 @@ def test_a_failed_fetch_keeps_the_last_good_checkout_and_its_results(fx):
     fx.reset()
     assert fx.planned() == corpus_jobs("gitc") | REPORT
     assert fx.snakemake().returncode == 0
+
+
+def _record(fx: Fixture, name: str) -> dict:
+    below = name.removeprefix("results/")
+    return yaml.safe_load((fx.workdir / "results" / ".written" / f"{below}.json").read_text())
+
+
+def test_an_edited_intermediate_stops_the_run_and_the_named_command_regenerates_it(fx):
+    """Issue 37: one value edited in a scores.tsv flowed into inference.json, and a target
+    asking for inference.json alone could say nothing was to be done. Now the run stops before
+    any job, in one line naming the file and the command that rewrites it."""
+    name = "results/loc/code/scores.tsv"
+    scores = fx.workdir / name
+    inference = fx.workdir / "results" / "loc" / "code" / "inference.json"
+    original, inferred = scores.read_bytes(), inference.read_bytes()
+    header, first, *rest = original.decode().split("\n")
+    fields = first.split("\t")
+    fields[4] = "0" if fields[4] != "0" else "1"  # one rr
+    scores.write_text("\n".join([header, "\t".join(fields), *rest]))
+    try:
+        for targets in (["results/loc/code/inference.json"], []):
+            proc = fx.snakemake(*targets)
+            output = (proc.stdout + proc.stderr).strip()
+            assert proc.returncode == 1, output[-3000:]
+            assert output.count("\n") == 0, output[-3000:]
+            assert output.startswith(f"{name} was changed after rule score wrote it (sha256 ")
+            assert inference.read_bytes() == inferred
+        command = output.split("; regenerate it: ")[1].split(" --configfile ")[0]
+        assert command == f"snakemake --force {name}"
+        proc = fx.snakemake(*command.split()[1:])
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert scores.read_bytes() == original
+        assert fx.planned() == set()
+    finally:
+        scores.write_bytes(original)
+
+
+def test_a_forced_rerun_rewrites_the_record_and_leaves_nothing_to_do(fx):
+    name = "results/loc/code/scores.tsv"
+    before = _record(fx, name)
+    proc = fx.snakemake("results/loc/code/inference.json", "--forcerun", "score")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    after = _record(fx, name)
+    assert after["rule"] == "score" and after["sha256"] == before["sha256"]
+    assert after["mtime_ns"] != before["mtime_ns"]
+    assert fx.planned() == set()
