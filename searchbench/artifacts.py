@@ -173,6 +173,15 @@ def record_written(
     )
 
 
+def forget_written(path: str | os.PathLike) -> None:
+    """Drop the record of a file a job is about to rewrite (scriptmain, at the job's start): a
+    job killed between writing the file and its record (SIGKILL, then a resume) must leave
+    an unchecked file, never a false alarm; the rerun records it again."""
+    name = artifact_name(path)
+    if name is not None:
+        record_path(name).unlink(missing_ok=True)
+
+
 def record_unless_recorded(path: str | os.PathLike) -> None:
     """Record `path` unless its record already says what it holds: a job's outputs once it
     has succeeded, for those written without write_bytes (a staged rename, a merge)."""

@@ -8,9 +8,10 @@ exception is a bug and keeps its traceback.
 
 It also keeps the job's artifacts honest (searchbench.artifacts, docs/artifacts.md "Checked
 intermediates"): every input file is checked against the record made when it was written
-before `main` runs, whichever way main reads it; the artifact writers record under the job's
-rule; and once main has succeeded, every output file written some other way (a staged
-rename, a merge) is recorded too.
+before `main` runs, whichever way main reads it; the records of its outputs are dropped (a
+job killed halfway leaves unchecked files, not false alarms); the artifact writers record
+under the job's rule; and once main has succeeded, every output file written some other way
+(a staged rename, a merge) is recorded too.
 """
 
 from __future__ import annotations
@@ -48,9 +49,12 @@ def run_script(main: Callable[[Any], None], smk: Any) -> None:
         for path in _files(getattr(smk, "input", None)):
             if os.path.isfile(path):
                 artifacts.check_written(path)
+        outputs = _files(getattr(smk, "output", None))
+        for path in outputs:
+            artifacts.forget_written(path)
         main(smk)
         # Directories (a checkout, an index, the report's charts) are not checked.
-        for path in _files(getattr(smk, "output", None)):
+        for path in outputs:
             if os.path.isfile(path):
                 artifacts.record_unless_recorded(path)
     except BenchError as err:

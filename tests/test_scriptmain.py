@@ -82,3 +82,31 @@ def test_outputs_written_outside_the_writers_are_recorded_once_main_succeeds(tmp
     out.write_text("path\nx\n")
     with pytest.raises(SystemExit, match="results/c/files.tsv was changed after rule fetch_corpus"):
         run_script(lambda smk: None, SimpleNamespace(rule="symbols", input=[str(out)]))
+
+
+def test_a_job_killed_between_its_output_and_the_record_leaves_no_false_alarm(
+    tmp_path, monkeypatch
+):
+    """SIGKILL, then a resume: the interrupted job's output is rewritten, its record is not;
+    the start check must not call that an edit (Snakemake reruns the job)."""
+    monkeypatch.chdir(tmp_path)
+    out = "results/c/files.tsv"
+
+    def fetch(text, smk):
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path("staged").write_text(text)
+        os.replace("staged", out)
+
+    run_script(lambda smk: fetch("path\n", smk), SimpleNamespace(rule="fetch_corpus", output=[out]))
+
+    def killed(smk):
+        fetch("path\nnew\n", smk)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_script(killed, SimpleNamespace(rule="fetch_corpus", output=[out]))
+    assert artifacts.changed_artifacts() == []
+    run_script(
+        lambda smk: fetch("path\nnew\n", smk), SimpleNamespace(rule="fetch_corpus", output=[out])
+    )
+    assert json.loads(Path("results/.written/c/files.tsv.json").read_text())["size"] == 9
