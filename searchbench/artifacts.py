@@ -217,7 +217,7 @@ def changed_line(
     )
 
 
-def _check(name: str, refresh: bool = True) -> tuple[str, str | None, str, str] | None:
+def _check(name: str) -> tuple[str, str | None, str, str] | None:
     """None when the file is missing, unrecorded or holds what its record says; else the
     change. Stat first; hash only when size or mtime differ from the record (Snakemake
     touches every output after its job, so the first check after that hashes once and,
@@ -227,18 +227,19 @@ def _check(name: str, refresh: bool = True) -> tuple[str, str | None, str, str] 
         return None
     try:
         stat = os.stat(name)
+        if stat.st_size == record.get("size") and stat.st_mtime_ns == record.get("mtime_ns"):
+            return None
+        now = file_sha256(name)
+        unchanged_since = os.stat(name).st_mtime_ns == stat.st_mtime_ns
     except FileNotFoundError:
         return None  # deleted (Snakemake does so before rerunning a job): nothing is read
-    if stat.st_size == record.get("size") and stat.st_mtime_ns == record.get("mtime_ns"):
-        return None
-    now = file_sha256(name)
     if now != record["sha256"]:
         # The writer may have replaced the file and not yet its record (a dry run beside a run).
         again = _load_record(name)
         if again is None or again["sha256"] != now:
             return (name, record.get("rule"), record["sha256"], now)
         record = again
-    if refresh and os.stat(name).st_mtime_ns == stat.st_mtime_ns:
+    if unchanged_since:
         _store_record(name, {**record, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns})
     return None
 

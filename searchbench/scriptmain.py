@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from searchbench import artifacts
@@ -27,11 +27,15 @@ from searchbench.errors import BenchError
 
 
 def _files(items: Any) -> list[str]:
-    """The paths of a Snakemake input or output list (named entries may be lists)."""
-    out: list[str] = []
-    for item in items or []:
-        out.extend(_files(item) if isinstance(item, list | tuple) else [str(item)])
-    return out
+    """The paths of a Snakemake input or output list (a flat list of names; named entries
+    may be lists, and a test's stand-in may be a namespace)."""
+    if items is None:
+        return []
+    if isinstance(items, str | os.PathLike):
+        return [str(items)]
+    if not isinstance(items, Iterable):
+        items = vars(items).values()
+    return [path for item in items for path in _files(item)]
 
 
 def run_script(main: Callable[[Any], None], smk: Any) -> None:
