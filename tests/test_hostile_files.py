@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,79 @@ def test_new_unseen_reasons_round_trip(tmp_path):
     ]
     sym.write_unseen_tsv(rows, tmp_path / "unseen.tsv")
     assert sym.read_unseen_tsv(tmp_path / "unseen.tsv") == sym.sort_unseen(rows)
+
+
+# ---------------------------------------------------------------- the usage track's Global audit
+
+USES_FIXTURE = REPO / "tests" / "fixtures" / "uses"
+needs_global = pytest.mark.skipif(
+    not shutil.which("gtags") or not shutil.which("global"), reason="needs GNU Global"
+)
+
+
+def _usage_tables(root: Path, out: Path):
+    from searchbench import sampling, usage_queries, uses
+
+    files = scan_files(root, LANGUAGES)
+    symbols, unseen = sym.scan_symbols(root, files, RULES, LANGUAGES, 4_000_000, 1)
+    sym.write_symbols_tsv(symbols, out / "symbols.tsv")
+    sym.write_unseen_tsv(unseen, out / "unseen.tsv")
+    found, _ = uses.scan_uses(
+        root, files, REPO / "config" / "astgrep_uses", LANGUAGES, 4_000_000, 1
+    )
+    uses.write_uses_tsv(found, out / "uses.tsv")
+    return usage_queries.select_usage_queries(
+        sampling.read_symbols(out / "symbols.tsv"),
+        sampling.read_unseen(out / "unseen.tsv"),
+        usage_queries.read_uses(out / "uses.tsv"),
+        root,
+        min_length=4,
+        n="all",
+        seed=7,
+        corpus="fx",
+    )
+
+
+@needs_global
+def test_global_audit_takes_a_non_utf8_and_a_colon_file_name(tmp_path):
+    """Issue 37 item 4: b"caf\\xe9.py" stopped the usage_queries rule (Global's Pygments
+    plug-in raised UnicodeEncodeError, and the one line was its truncated traceback)."""
+    from searchbench import usage_queries
+
+    root = tmp_path / "corpus"
+    shutil.copytree(USES_FIXTURE, root)
+    with open(os.path.join(os.fsencode(root), b"c", b"caf\xe9.py"), "wb") as handle:
+        handle.write(b"def latin1_named():\n    return 1\n")
+    (root / "c" / "two\nlines.c").write_text("int nl(void) { return 2; }\n")
+    (root / "c" / "a:1:b.c").write_text("int colon(void) { return lib_used_thrice(3); }\n")
+    result = _usage_tables(root, tmp_path)
+    rows = usage_queries.reference_agreement(root, result.sample, result.qrels, 10, 1)
+    c, pooled = rows
+    assert (c["language"], c["queries"], c["audited"]) == ("c", 3, 3)
+    assert pooled["note"] == (
+        "files not given to Global (unseen.tsv lists them): 1 name-not-utf8, 1 newline-in-name"
+    )
+    # Ours lists a:1:b.c (uses.tsv sees it) and so does Global, read whole (it was "a"):
+    # the agreement is the clean fixture's (tests/test_uses.py), one more file each side.
+    assert (c["exact"], c["mean_precision"], c["ours_files"], c["global_files"]) == (1, 1.0, 9, 11)
+    assert c["mean_jaccard"] == pytest.approx((1 + 3 / 4 + 4 / 5) / 3)
+    files = usage_queries.gtags_files(root)
+    assert [(os.fsencode(p), r) for p, r in files.left_out] == [
+        (b"c/caf\xe9.py", "name-not-utf8"),
+        (b"c/two\nlines.c", "newline-in-name"),
+    ]
+    with tempfile.TemporaryDirectory() as db:
+        usage_queries.build_gtags(root, db, conf=usage_queries.pygments_conf(Path(db)))
+        found = usage_queries.global_files(
+            root, db, "lib_used_thrice", known=frozenset(files.given)
+        )
+    assert found == {"c/a.c", "c/a:1:b.c", "c/b.c", "c/c.c", "c/lib.h"}
+
+
+def test_global_grep_lines_split_at_a_known_path():
+    from searchbench.usage_queries import parse_global_grep
+
+    out = b"a:1:b.c:3:x = f(1);\n./d e.c:12:f();\nc/\xe9.c:1:f\n"
+    known = frozenset({b"a:1:b.c", b"d e.c", b"c/\xe9.c"})
+    assert parse_global_grep(out, known) == {"a:1:b.c", "d%20e.c", "c/%E9.c"}
+    assert parse_global_grep(out) == {"a", "d%20e.c", "c/%E9.c"}  # without the file set
