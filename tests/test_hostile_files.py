@@ -185,3 +185,62 @@ def test_global_grep_lines_split_at_a_known_path():
     known = frozenset({b"a:1:b.c", b"d e.c", b"c/\xe9.c"})
     assert parse_global_grep(out, known) == {"a:1:b.c", "d%20e.c", "c/%E9.c"}
     assert parse_global_grep(out) == {"a", "d%20e.c", "c/%E9.c"}  # without the file set
+
+
+# ---------------------------------------------------------------- names printed raw or lossy
+
+
+@pytest.mark.parametrize(
+    ("fmt", "printed"),
+    [
+        ("grep-null", b"two\nlines.c\x001:int x;\nb.c\x002:y\n"),
+        ("git-null", b"two\nlines.c\x001\x00int x;\nb.c\x002\x00y\n"),
+        ("grep", b"./two\nlines.c:1:int x;\nb.c:2:y\n"),
+        ("cscope", b"two\nlines.c f 1 int x;\nb.c g 2 y\n"),
+    ],
+)
+def test_a_name_with_a_newline_printed_raw_is_read_back_whole(fmt, printed):
+    """Every grep-style tool prints `two\\nlines.c` raw: its first piece did not parse and the
+    second was taken for a file `lines.c`, outside the corpus."""
+    from searchbench.parsers import StreamParser
+
+    known = {b"two\nlines.c", b"b.c"}
+    parser = StreamParser(fmt, known)
+    got = [(m.path, m.line) for m in [*parser.feed(printed), *parser.close()]]
+    assert got == [(b"two\nlines.c", 1), (b"b.c", 2)]
+    assert (parser.unparsed, parser.stdout_lines) == (0, 3)
+    # without the file set, as before: the piece is unparsed and the rest kept as printed
+    alone = parse_output(fmt, printed)
+    assert [m.path for m in alone] == [b"lines.c", b"b.c"]
+
+
+def test_a_lossy_printed_name_is_the_one_known_name_printed_alike():
+    """ast-grep (Rust's to_string_lossy) prints b"caf\\xe9.c" as "caf\\ufffd.c"."""
+    from searchbench.parsers import StreamParser, lossy_names
+
+    record = {"file": "./caf\ufffd.c", "range": {"start": {"line": 0}}, "lines": "f()"}
+    data = (json.dumps(record) + "\n").encode()
+    parser = StreamParser("astgrep-json", {b"caf\xe9.c", b"ok.c"})
+    assert [m.path for m in parser.feed(data)] == [b"caf\xe9.c"]
+    # two names that print alike cannot be told apart: kept as printed
+    twins = StreamParser("astgrep-json", {b"caf\xe9.c", b"caf\xe8.c"})
+    assert [m.path for m in twins.feed(data)] == ["caf\ufffd.c".encode()]
+    assert lossy_names([b"a\xff", b"ok"]) == {"a\ufffd".encode(): b"a\xff"}
+
+
+def test_language_server_uris_carry_a_non_utf8_name(tmp_path):
+    """lsp-symbol --open-all .ts stopped with UnicodeEncodeError on b"caf\\xe9.ts" (its
+    session died, every query of typescript-language-server was an error)."""
+    from searchbench.lsp import path_to_uri, uri_to_path
+
+    raw = os.path.join(os.fsencode(tmp_path), b"caf\xe9 x.ts")
+    open(raw, "wb").close()
+    uri = path_to_uri(os.fsdecode(raw))
+    assert uri.endswith("/caf%E9%20x.ts")
+    assert os.fsencode(uri_to_path(uri)) == os.path.realpath(raw)
+    # tsserver's answer encodes the name it read literally once more
+    assert os.fsencode(uri_to_path(uri.replace("%", "%25"))) == os.path.realpath(raw)
+    utf8 = tmp_path / "é.ts"
+    assert path_to_uri(utf8).endswith("/%C3%A9.ts") and uri_to_path(path_to_uri(utf8)) == str(
+        utf8.resolve()
+    )
