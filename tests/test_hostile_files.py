@@ -18,6 +18,8 @@ from searchbench import symbols as sym
 from searchbench.errors import BenchError
 from searchbench.fileset import load_languages, scan_files
 from searchbench.parsers import MAX_LINE, Match, parse_line, parse_output
+from searchbench.runner import SearchSetup, build_index, run_tool
+from searchbench.tools import ResolvedTool, load_tools, resolve_tools, tool_search_path
 
 REPO = Path(__file__).resolve().parent.parent
 RULES = REPO / "config" / "astgrep"
@@ -244,3 +246,157 @@ def test_language_server_uris_carry_a_non_utf8_name(tmp_path):
     assert path_to_uri(utf8).endswith("/%C3%A9.ts") and uri_to_path(path_to_uri(utf8)) == str(
         utf8.resolve()
     )
+
+
+# ---------------------------------------------------------------- every tool on hostile files
+# Issue 37: the fixtures run for every entry of config/tools.yaml, so a new peer meets them the
+# day it is added. An entry that cannot run here (missing binary, `unavailable`, a build not
+# cached in resources/tools) is skipped with its reason.
+
+TOOLS_YAML = REPO / "config" / "tools.yaml"
+TOOL_SPECS = load_tools(TOOLS_YAML)
+NEEDLE = "hostile_needle"
+USE_C = b"int user_%s(void) { return hostile_needle(1); }\n"
+USE_PY = b"from needle import hostile_needle\nhostile_needle()\n"
+USE_TS = b'import { hostile_needle } from "./needle";\nhostile_needle();\n'
+# Plain files: where each language declares and uses the name (the answers).
+DECLARED = {"c": b"needle.c", "python": b"needle.py", "typescript": b"needle.ts"}
+USED = {"c": b"user.c", "python": b"user.py", "typescript": b"user.ts"}
+HOSTILE_TREE = {
+    b"needle.c": b"int hostile_needle(int x) { return x; }\n",
+    b"needle.h": b"int hostile_needle(int x);\n",
+    b"user.c": b'#include "needle.h"\nint user(void) { return hostile_needle(1); }\n',
+    b"needle.py": b"def hostile_needle():\n    return 1\n",
+    b"user.py": b"from needle import hostile_needle\n\n\n"
+    b"def user():\n    return hostile_needle()\n",
+    b"needle.ts": b"export function hostile_needle(): number {\n  return 1;\n}\n",
+    b"user.ts": b'import { hostile_needle } from "./needle";\nexport const u = hostile_needle();\n',
+    b"caf\xe9.c": USE_C % b"latin1_name",
+    b"caf\xe9.py": USE_PY,
+    b"caf\xe9.ts": USE_TS,
+    b"two\nlines.c": USE_C % b"newline",
+    b"two\nlines.py": USE_PY,
+    b"two\nlines.ts": USE_TS,
+    b"tab\tname.c": USE_C % b"tab",
+    b"-dash.c": USE_C % b"dash",
+    b"--help.py": USE_PY,
+    b"with space.c": USE_C % b"space",
+    b"quo\"te's.c": USE_C % b"quote",
+    b"a:1:b.c": USE_C % b"colon",
+    b"L" * 200 + b".c": USE_C % b"long",
+    b"crlf.c": b"int user_crlf(void)\r\n{\r\n  return hostile_needle(1);\r\n}\r\n",
+    b"latin1.c": b"/* caf\xe9 */ int user_latin1(void) { return hostile_needle(1); }\n",
+    b"bin.dat": b"hostile_needle\0\x01\x02binary\n",
+    b"empty.c": b"",
+    b"huge.js": b"var a=hostile_needle;" + b"x+=1;" * 60_000 + b"\n",
+}
+# What a tool does on these files that the project cannot undo, measured; each pins an exact
+# outcome, so a tool that changes shows up here.
+SERVER_FAILS = {
+    # jedi-language-server 0.47 answers workspace/symbol with error -32603 (its own
+    # UnicodeEncodeError) when a symbol of the answer is in a .py file whose name is not
+    # UTF-8: every query naming such a symbol is an error (never a silent miss).
+    "jedi-language-server": b"UnicodeEncodeError",
+    "jedi-language-server-refs": b"UnicodeEncodeError",
+}
+# cscope 15.9 keeps file names newline-separated in its cross-reference: `two\nlines.c`
+# becomes the names `two` and `lines.c`, and another file's lines are printed under them
+# (`lines.c user 2` is user.c's line); only -0 (cscope-refs) meets them here.
+NEWLINE_SPLIT = {"cscope-refs": {b"two", b"lines.c"}}
+
+
+def _hostile_case(name: str):
+    spec = TOOL_SPECS[name]
+    return pytest.param(name, marks=pytest.mark.slow) if spec.session_argv else name
+
+
+@pytest.fixture(scope="module")
+def hostile_tree(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("hostile-tree")
+    for name, data in HOSTILE_TREE.items():
+        with open(os.path.join(os.fsencode(root), name), "wb") as handle:
+            handle.write(data)
+    return root
+
+
+@pytest.fixture(scope="module")
+def resolved_tools():
+    return resolve_tools(
+        TOOL_SPECS, tool_search_path(REPO / "bin"), REPO / "resources" / "tools", build_peers=True
+    )
+
+
+def skip_reason(tool: ResolvedTool) -> str | None:
+    """Why this entry cannot run here, or None."""
+    if not tool.available:
+        return tool.skipped_reason or "not available"
+    if tool.spec.build is not None and not tool.version:  # pending: not built yet
+        return f"needs its {tool.spec.build['toolchain']} build, not cached in resources/tools"
+    return None
+
+
+def expected_answers(spec) -> set[bytes]:
+    """The files a plain query for NEEDLE must reach: declarations, or uses for a reference
+    mode (tracks: [usage]), in the languages the tool covers."""
+    table = USED if spec.tracks == ["usage"] else DECLARED
+    return {
+        path for lang, path in table.items() if spec.languages is None or lang in spec.languages
+    }
+
+
+def test_every_tools_file_entry_is_a_hostile_case(resolved_tools):
+    """A new entry gets a case without editing this file, and runs or says why not."""
+    cases = {getattr(p, "values", (p,))[0] for p in map(_hostile_case, TOOL_SPECS)}
+    assert cases == set(load_tools(TOOLS_YAML)) == set(resolved_tools)
+    for name, tool in resolved_tools.items():
+        reason = skip_reason(tool)
+        assert reason is None or reason.strip(), name
+    runnable = {n for n, t in resolved_tools.items() if skip_reason(t) is None}
+    assert {"rg", "grep", "ctags", "ast-grep", "hay"} <= runnable  # the required tools
+
+
+@pytest.fixture(scope="module")
+def hostile_indexes(tmp_path_factory):
+    return {"base": tmp_path_factory.mktemp("hostile-indexes"), "built": {}}
+
+
+def _index_of(tool: ResolvedTool, root: Path, indexes: dict) -> str | None:
+    if not tool.spec.index_argv:
+        return None
+    owner = tool.spec.index_of or tool.spec.name
+    if owner not in indexes["built"]:
+        where = str(indexes["base"] / owner)
+        build = build_index(tool, str(root), where, timeout=120, check=False)
+        assert build.status == "ready", (owner, build.message)
+        indexes["built"][owner] = where
+    return indexes["built"][owner]
+
+
+@pytest.mark.parametrize("name", [_hostile_case(n) for n in TOOL_SPECS])
+def test_every_tool_on_hostile_files(name, resolved_tools, hostile_tree, hostile_indexes):
+    from searchbench.metrics import STATUSES
+    from searchbench.session import tool_session
+
+    tool = resolved_tools[name]
+    reason = skip_reason(tool)
+    if reason:
+        pytest.skip(f"{name}: {reason}")
+    right = expected_answers(tool.spec)
+    assert right, f"{name}: no language of the fixture; add one to HOSTILE_TREE"
+    known = frozenset(HOSTILE_TREE)
+    index = _index_of(tool, hostile_tree, hostile_indexes)
+    setup = SearchSetup(tool, str(hostile_tree), 60, index=index)
+    if tool.spec.session_argv:
+        with tool_session(setup) as (session_setup, _):
+            result = run_tool(session_setup, NEEDLE, right, known)
+    else:
+        result = run_tool(setup, NEEDLE, right, known)
+    assert result.status in STATUSES and result.status != "timeout", (name, result.status)
+    assert result.leftover_processes == 0, name
+    outside = set(result.files) - known
+    if name in SERVER_FAILS:
+        assert result.status == "error" and SERVER_FAILS[name] in result.stderr_head, name
+        return
+    assert result.status == "ok", (name, result.stderr_head)
+    assert result.first_right_line is not None, (name, result.files)
+    assert outside == NEWLINE_SPLIT.get(name, set()), (name, outside)
