@@ -373,6 +373,34 @@ class StreamParser:
         return match
 
 
+def read_back_names(names: Iterable[bytes], known: frozenset[bytes] | set[bytes]) -> list[bytes]:
+    """A file listing split at newlines, with the names read back as match paths are (module
+    doc): consecutive pieces of a name holding a newline rejoined, a lossy name mapped to the
+    one known name printing alike; any other name kept as listed, in order."""
+    out: list[bytes] = []
+    run = 0  # how many names at the end of `out` are unknown (pieces of a longer name?)
+    lossy: dict[bytes, bytes] | None = None
+    for name in names:
+        if name in known:
+            out.append(name)
+            run = 0
+            continue
+        for k in range(1, min(run, HELD_LINES) + 1):
+            joined = b"\n".join([*out[-k:], name])
+            if joined in known:
+                del out[-k:]
+                out.append(joined)
+                run = 0
+                break
+        else:
+            if _REPLACEMENT in name:
+                lossy = lossy_names(known) if lossy is None else lossy
+                name = lossy.get(name, name)
+            out.append(name)
+            run = 0 if name in known else run + 1
+    return out
+
+
 def lossy_names(paths: Iterable[bytes]) -> dict[bytes, bytes]:
     """How Rust's to_string_lossy prints each path that is not UTF-8 -> that path, for the
     printed forms only one path has."""

@@ -400,3 +400,35 @@ def test_every_tool_on_hostile_files(name, resolved_tools, hostile_tree, hostile
     assert result.status == "ok", (name, result.stderr_head)
     assert result.first_right_line is not None, (name, result.files)
     assert outside == NEWLINE_SPLIT.get(name, set()), (name, outside)
+
+
+@pytest.mark.parametrize("name", [n for n, s in TOOL_SPECS.items() if s.list_files_argv])
+def test_every_listing_names_only_corpus_files(name, resolved_tools, hostile_tree):
+    """The file-set audit's and the fast path's listings: ast-grep printed b"caf\xe9.c" as
+    "caf\ufffd.c", ast-grep and busybox split `two\nlines.c` into `two` and `lines.c`."""
+    from searchbench.fastpath import tool_listing
+
+    tool = resolved_tools[name]
+    reason = skip_reason(tool)
+    if reason:
+        pytest.skip(f"{name}: {reason}")
+    known = frozenset(HOSTILE_TREE)
+    listed = tool_listing(tool, str(hostile_tree), 60, known=known)
+    assert set(listed) <= known, (name, set(listed) - known)
+    assert len(listed) == len(set(listed)), name
+    hostile_names = {b"caf\xe9.c", b"two\nlines.c", b"tab\tname.c", b"a:1:b.c", b"-dash.c"}
+    assert hostile_names <= set(listed), (name, hostile_names - set(listed))
+
+
+def test_a_listing_split_at_newlines_is_read_back():
+    from searchbench.parsers import read_back_names
+
+    known = {b"two\nlines.c", b"a\n\nb.c", b"caf\xe9.c", b"ok.c"}
+    listed = [b"ok.c", b"two", b"lines.c", b"a", b"", b"b.c", "caf\ufffd.c".encode(), b"gone.c"]
+    assert read_back_names(listed, known) == [
+        b"ok.c",
+        b"two\nlines.c",
+        b"a\n\nb.c",
+        b"caf\xe9.c",
+        b"gone.c",  # not in the corpus: kept as listed
+    ]
