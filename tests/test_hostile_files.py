@@ -432,3 +432,26 @@ def test_a_listing_split_at_newlines_is_read_back():
         b"caf\xe9.c",
         b"gone.c",  # not in the corpus: kept as listed
     ]
+
+
+def test_docs_with_a_non_utf8_or_newline_name_are_unseen_not_answers(tmp_path):
+    """As in the code track: such a heading was ground truth (`caf%E9.md`, `two%0Alines.md`)."""
+    import yaml
+
+    from searchbench import headings
+    from searchbench.paths import encode_path
+
+    rules = headings.token_rules(
+        yaml.safe_load((REPO / "config" / "docs_tokens.yaml").read_text())["tokens"]
+    )
+    with open(os.path.join(os.fsencode(tmp_path), b"caf\xe9.md"), "wb") as handle:
+        handle.write(b"# latin1_named_heading\n")
+    (tmp_path / "two\nlines.md").write_text("# newline_named_heading\n")
+    (tmp_path / "ok.md").write_text("# plain_heading\n")
+    paths = [encode_path(b"caf\xe9.md"), encode_path(b"two\nlines.md"), "ok.md"]
+    table, unseen = headings.scan_headings(tmp_path, paths, {"markdown": [".md"]}, [], rules)
+    assert table[["symbol", "path"]].values.tolist() == [["plain_heading", "ok.md"]]
+    assert unseen.values.tolist() == [
+        ["caf%E9.md", "name-not-utf8", "23"],
+        ["two%0Alines.md", "newline-in-name", "24"],
+    ]
