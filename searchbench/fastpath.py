@@ -44,9 +44,14 @@ def locate_rg() -> str:
     return found
 
 
-def tool_listing(tool: ResolvedTool, corpus_root: str, timeout: float = 600) -> list[bytes]:
+def tool_listing(
+    tool: ResolvedTool,
+    corpus_root: str,
+    timeout: float = 600,
+    known: frozenset[bytes] | None = None,
+) -> list[bytes]:
     """The files the tool searches, in its order: what list_files_argv prints, with the files
-    of list_files_unbound_argv merged in.
+    of list_files_unbound_argv merged in (names read back against known, runner.list_files).
 
     ast-grep's listing pattern (`$A`) matches nothing in most Markdown files, yet it parses
     them, and a bare name as a Markdown pattern matches paragraphs without the name (on
@@ -58,11 +63,11 @@ def tool_listing(tool: ResolvedTool, corpus_root: str, timeout: float = 600) -> 
     corpora: both listings follow that order on all of them. When they do not, the merge is
     left out (logged), and the fast-path check keeps the runs plain as before.
     """
-    listed = list_files(tool, corpus_root, timeout)
+    listed = list_files(tool, corpus_root, timeout, known=known)
     template = tool.spec.list_files_unbound_argv
     if not template:
         return listed
-    unbound = list_files(tool, corpus_root, timeout, template=template)
+    unbound = list_files(tool, corpus_root, timeout, template=template, known=known)
     unmatched = [path for path in unbound if not always_named(tool, path)]
     if unmatched:
         raise BenchError(
@@ -73,7 +78,7 @@ def tool_listing(tool: ResolvedTool, corpus_root: str, timeout: float = 600) -> 
     # ripgrep's one-thread walk of every file (nothing ignored, hidden files included)
     walk = [locate_rg(), "--no-config", "--files", "-uuu", "-j1", "--null", SEARCH_ROOT]
     merged = merge_in_walk_order(
-        listed, unbound, list_files(tool, corpus_root, timeout, template=walk)[::-1]
+        listed, unbound, list_files(tool, corpus_root, timeout, template=walk, known=known)[::-1]
     )
     if merged is None:
         logging.warning(

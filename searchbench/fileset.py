@@ -83,6 +83,20 @@ def content_language(name_language: str, kind: str, head: bytes) -> str:
     return name_language
 
 
+def tree_names(root: str | os.PathLike) -> frozenset[bytes]:
+    """The relative paths of the regular files and symlinks under root (links not followed),
+    as scan_files lists them, without reading any file."""
+    top = os.fsencode(root)
+    names = set()
+    for dirpath, _dirnames, filenames in os.walk(top, followlinks=False):
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            mode = os.lstat(full).st_mode
+            if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+                names.add(os.path.relpath(full, top))
+    return frozenset(names)
+
+
 def scan_files(root: Path, languages: dict) -> list[FileEntry]:
     """List regular files and symlinks under root (links not followed), sorted by raw path."""
     extmap = extension_map(languages)

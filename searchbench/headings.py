@@ -21,6 +21,7 @@ import pandas as pd
 
 from searchbench.errors import BenchError
 from searchbench.paths import decode_path
+from searchbench.symbols import name_problem
 
 HEADING_KIND = "heading"
 # Characters around a word that are markup or punctuation, not part of the token:
@@ -238,6 +239,12 @@ def scan_headings(
                 unseen.append((path, "unparsed-docs-format", str(os.path.getsize(full))))
             continue
         data = Path(os.fsdecode(full)).read_bytes()
+        # As in the code track (symbols.name_problem): a name that is not UTF-8 or holds a
+        # newline is printed lossily or split by the tools, so it is never an answer.
+        problem = name_problem(decode_path(path))
+        if problem is not None:
+            unseen.append((path, problem, str(len(data))))
+            continue
         try:
             text = data.decode("utf-8")
             headings = PARSERS[markup](text)

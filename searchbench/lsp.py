@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlparse
+from urllib.parse import quote, unquote_to_bytes, urlparse
 
 READ_SIZE = 1 << 16
 
@@ -70,15 +70,23 @@ class FrameReader:
 
 
 def path_to_uri(path: str | os.PathLike) -> str:
-    return "file://" + quote(os.path.realpath(path))
+    """A file: URI of the path's bytes: a name that is not UTF-8 (a str with surrogate
+    escapes) is percent-encoded byte by byte (quote of the str raised UnicodeEncodeError)."""
+    return "file://" + quote(os.fsencode(os.path.realpath(path)))
 
 
 def uri_to_path(uri: str) -> str | None:
-    """The local path a file: URI names, None for any other scheme."""
+    """The local path a file: URI names (its bytes, surrogate-escaped where not UTF-8),
+    None for any other scheme."""
     parsed = urlparse(uri)
     if parsed.scheme != "file":
         return None
-    return unquote(parsed.path)
+    raw = unquote_to_bytes(parsed.path)
+    # tsserver reads our `caf%E9.ts` (not UTF-8 once decoded) as a literal name and sends it
+    # back encoded again (`caf%25E9.ts`): the file is the one the second decoding names.
+    if not os.path.lexists(raw) and b"%" in raw and os.path.lexists(unquote_to_bytes(raw)):
+        raw = unquote_to_bytes(raw)
+    return os.fsdecode(raw)
 
 
 class Client:

@@ -27,9 +27,17 @@ recognised and dropped: it is counted in `notices`, never as a match line, and i
 enters the file list. Binary files are also kept out of every tool's file set by flags
 (-I, rg's default) where the tool has such a flag (busybox has none).
 
-Known limitation: output is split on "\n", so a file name that contains a newline is not
-recovered (such names are reported in `unparsed`). The symbol pass lists such files as unseen
-(`newline-in-name`), so none is ever a query's answer.
+File names that a line-based output cannot carry as they are, read back against the known
+corpus paths (the file set, when the caller gives it):
+- a name holding a newline is printed raw by every grep-style tool, so it arrives as lines
+  that do not parse followed by one whose path is not in the corpus (`two` then
+  `lines.c:1:x`); when rejoining the last such lines with "\n" gives a line whose path is
+  known, that is the match and those lines are not counted as unparsed;
+- ast-grep and probe (Rust, `to_string_lossy`) print a name that is not UTF-8 with U+FFFD in
+  place of each bad byte; such a path that is not in the corpus is the one known path that
+  prints alike (two that print alike stay as printed: they cannot be told apart).
+Without known paths, or when neither applies, the path is kept as printed. The symbol pass
+lists such files as unseen (`newline-in-name`, `name-not-utf8`), so none is ever an answer.
 """
 
 import json
@@ -43,6 +51,11 @@ from searchbench.paths import strip_dot_slash
 # even for a single 1 GB line); its full length is still counted.
 MAX_LINE = 1 << 20
 _BINARY_NOTICE = re.compile(rb"^Binary file .* matches\.?$")
+# Unparsed lines kept to rejoin a name holding newlines: at most this many, each at most
+# PATH_MAX bytes (a longer line is not a piece of a path).
+HELD_LINES = 8
+HELD_BYTES = 4096
+_REPLACEMENT = "\ufffd".encode()
 
 
 class Match(NamedTuple):
@@ -266,6 +279,8 @@ class StreamParser:
         self.last_size = 0
         self._last: tuple[bytes, int] | None = None
         self._state = STATEFUL[fmt]() if fmt in STATEFUL else None
+        self._held: list[bytes] = []  # the unparsed lines just before (pieces of a name?)
+        self._lossy: dict[bytes, bytes] | None = None  # printed alike -> known name
 
     def feed(self, chunk: bytes) -> Iterator[Match]:
         """Yield the Matches completed by this chunk; after each, `last_size` is its size."""
@@ -310,11 +325,13 @@ class StreamParser:
                 return
         else:
             match = parse_line(self.fmt, line, self.known_paths)
+        match = self._read_back(line, match)
         if match is None:
             if is_binary_notice(line):
                 self.notices += 1
             elif line:
                 self.unparsed += 1
+                self._hold(line)
             return
         if self.fmt == "astgrep-json":
             key = (match.path, match.line)
@@ -324,6 +341,77 @@ class StreamParser:
         # A line cut at MAX_LINE still counts with its full length.
         self.last_size = normalized_size(match) + max(0, raw_len - MAX_LINE)
         yield match
+
+    def _hold(self, line: bytes) -> None:
+        if len(line) > HELD_BYTES:
+            self._held.clear()
+            return
+        self._held.append(line)
+        del self._held[:-HELD_LINES]
+
+    def _read_back(self, line: bytes, match: Match | None) -> Match | None:
+        """The match with a path outside the known ones read back (module doc), else as
+        printed; a match ends the run of held pieces."""
+        if match is None:
+            return None
+        if self.known_paths is not None and match.path not in self.known_paths:
+            match = self._recovered(line, match)
+        self._held.clear()
+        return match
+
+    def _recovered(self, line: bytes, match: Match) -> Match:
+        assert self.known_paths is not None
+        for k in range(1, len(self._held) + 1):
+            joined = parse_line(self.fmt, b"\n".join([*self._held[-k:], line]), self.known_paths)
+            if joined is not None and joined.path in self.known_paths:
+                self.unparsed -= k
+                return joined
+        if _REPLACEMENT in match.path:
+            if self._lossy is None:
+                self._lossy = lossy_names(self.known_paths)
+            return match._replace(path=self._lossy.get(match.path, match.path))
+        return match
+
+
+def read_back_names(names: Iterable[bytes], known: frozenset[bytes] | set[bytes]) -> list[bytes]:
+    """A file listing split at newlines, with the names read back as match paths are (module
+    doc): consecutive pieces of a name holding a newline rejoined, a lossy name mapped to the
+    one known name printing alike; any other name kept as listed, in order."""
+    out: list[bytes] = []
+    run = 0  # how many names at the end of `out` are unknown (pieces of a longer name?)
+    lossy: dict[bytes, bytes] | None = None
+    for name in names:
+        if name in known:
+            out.append(name)
+            run = 0
+            continue
+        for k in range(1, min(run, HELD_LINES) + 1):
+            joined = b"\n".join([*out[-k:], name])
+            if joined in known:
+                del out[-k:]
+                out.append(joined)
+                run = 0
+                break
+        else:
+            if _REPLACEMENT in name:
+                lossy = lossy_names(known) if lossy is None else lossy
+                name = lossy.get(name, name)
+            out.append(name)
+            run = 0 if name in known else run + 1
+    return out
+
+
+def lossy_names(paths: Iterable[bytes]) -> dict[bytes, bytes]:
+    """How Rust's to_string_lossy prints each path that is not UTF-8 -> that path, for the
+    printed forms only one path has."""
+    by_printed: dict[bytes, list[bytes]] = {}
+    for path in paths:
+        try:
+            path.decode("utf-8")
+        except UnicodeDecodeError:
+            printed = path.decode("utf-8", "replace").encode("utf-8")
+            by_printed.setdefault(printed, []).append(path)
+    return {printed: names[0] for printed, names in by_printed.items() if len(names) == 1}
 
 
 def parse_output(

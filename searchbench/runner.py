@@ -33,7 +33,7 @@ from typing import Any
 import psutil
 
 from searchbench.errors import BenchError
-from searchbench.parsers import Match, StreamParser
+from searchbench.parsers import Match, StreamParser, read_back_names
 from searchbench.paths import strip_dot_slash
 from searchbench.tools import ResolvedTool, escape_regex, expand_argv, expand_env
 
@@ -560,10 +560,16 @@ def _run_plain(argv: list[str], cwd: str, env: dict[str, str], timeout: float, w
 
 
 def list_files(
-    tool: ResolvedTool, corpus_root: str, timeout: float = 600, template: list[str] | None = None
+    tool: ResolvedTool,
+    corpus_root: str,
+    timeout: float = 600,
+    template: list[str] | None = None,
+    known: frozenset[bytes] | None = None,
 ) -> list[bytes]:
     """Files the tool would search, in its own order, paths without `./` (NUL- or line-split):
-    what its list_files_argv prints, or another listing command of its entry (template)."""
+    what its list_files_argv prints, or another listing command of its entry (template).
+    With known (the corpus's paths), names a line-split listing breaks (a newline in the
+    name) or prints lossily (not UTF-8) are read back (parsers.read_back_names)."""
     template = template or tool.spec.list_files_argv
     if template is None:
         raise BenchError(f"tool {tool.spec.name} has no list_files_argv in the tools file")
@@ -573,10 +579,12 @@ def list_files(
     env = expand_env(tool.spec.env, corpus_root)
     out = _run_plain(argv, corpus_root, env, timeout, f"listing files with {argv[0]}")
     parts = out.split(b"\0") if b"\0" in out else out.split(b"\n")
+    paths = [strip_dot_slash(part) for part in parts]
+    if known is not None:
+        paths = read_back_names(paths, known)
     seen: set[bytes] = set()
     files = []
-    for part in parts:
-        path = strip_dot_slash(part)
+    for path in paths:
         if path and path not in seen:
             seen.add(path)
             files.append(path)

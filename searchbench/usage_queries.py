@@ -9,7 +9,11 @@ declaration's language family (C with C++, JavaScript with TypeScript and TSX; e
 language alone): a call `open(x)` in a C file is a use of the one C or C++ `open`, never of
 a Python `open`. The sample is the code track's sorted, seeded draw (sampling.draw_sample).
 
-The GNU Global audit (reference_agreement) compares the answer sets with `global -r`.
+The GNU Global audit (reference_agreement) compares the answer sets with `global -r`. Global
+is given the corpus's regular files (symlinks skipped) whose names the symbol and uses passes
+can carry: a name that is not UTF-8 or holds a newline is unseen there (unseen.tsv says why),
+so it is left out here too, and the audit's `all` row names how many (its Pygments plug-in
+stopped the whole build on a non-UTF-8 name with a UnicodeEncodeError before).
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from searchbench.sampling import (
     queries_text,
     with_sampled,
 )
-from searchbench.symbols import names_among, tokens_in_files
+from searchbench.symbols import name_problem, names_among, tokens_in_files
 from searchbench.trec import qrels_lines
 
 TRACK = "usage"
@@ -217,6 +221,7 @@ PYGMENTS_LANGUAGES = frozenset({"python", "go", "rust", "javascript", "typescrip
 GTAGS_CONF = Path("/etc/gtags/gtags.conf")
 NO_REFERENCE = "no reference finder (GNU Global parses no file of this language)"
 _GREP_LINE = re.compile(r"^(.*?):(\d+):")
+_LINE_NUMBER = re.compile(rb"\d+:")
 
 
 def reference_kind(language: str, pygments: bool) -> str:
@@ -249,29 +254,76 @@ def audit_sample(qids: Iterable[str], size: int, seed: int) -> list[str]:
     return [ordered[i] for i in sorted(rng.choice(len(ordered), size=size, replace=False))]
 
 
+@dataclass(frozen=True)
+class GtagsFiles:
+    """What Global is given: the relative paths (bytes, sorted) and the names left out
+    (decoded with surrogateescape, sorted), each with the symbol pass's unseen reason."""
+
+    given: list[bytes]
+    left_out: list[tuple[str, str]]
+
+
+def gtags_files(root: str | os.PathLike) -> GtagsFiles:
+    """The corpus's regular files below root (no symlink followed or listed), split into
+    those whose names Global's file list and the symbol pass can carry and those they
+    cannot (symbols.name_problem: not UTF-8, a newline)."""
+    base = os.fsencode(root)
+    given: list[bytes] = []
+    left_out: list[tuple[str, str]] = []
+    for top, dirs, names in os.walk(base):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(top, d))]
+        for name in names:
+            full = os.path.join(top, name)
+            if os.path.islink(full) or not os.path.isfile(full):
+                continue
+            rel = os.path.relpath(full, base)
+            problem = name_problem(os.fsdecode(rel))
+            if problem is None:
+                given.append(rel)
+            else:
+                left_out.append((os.fsdecode(rel), problem))
+    return GtagsFiles(sorted(given), sorted(left_out))
+
+
 def build_gtags(
     root: str | os.PathLike,
     dbpath: str | os.PathLike,
     gtags: str = "gtags",
     conf: Path | None = None,
-) -> None:
-    """gtags run in root, writing GTAGS/GRTAGS/GPATH into dbpath (never into the corpus);
-    with conf, the built-in parsers first, the Pygments plug-in for the other languages."""
-    argv = [gtags, "--accept-dotfiles", "--skip-symlink", "--skip-unreadable", str(dbpath)]
+    files: GtagsFiles | None = None,
+) -> GtagsFiles:
+    """gtags run in root over `files` (default gtags_files(root)), given as its -f list,
+    writing GTAGS/GRTAGS/GPATH into dbpath (never into the corpus); with conf, the built-in
+    parsers first, the Pygments plug-in for the other languages. Returns the files."""
+    files = gtags_files(root) if files is None else files
+    listing = Path(dbpath) / "gtags.files.list"
+    listing.write_bytes(b"".join(b"./" + rel + b"\n" for rel in files.given))
+    argv = [gtags, "--accept-dotfiles", "--skip-symlink", "--skip-unreadable"]
+    argv += ["-f", str(listing), str(dbpath)]
     env = dict(os.environ)
     if conf is not None:
         argv[1:1] = ["--gtagslabel=native-pygments"]
         env["GTAGSCONF"] = str(conf)
-    proc = subprocess.run(argv, cwd=root, capture_output=True, text=True, env=env, check=False)
+    proc = subprocess.run(argv, cwd=root, capture_output=True, env=env, check=False)
     if proc.returncode != 0:
-        raise BenchError(f"gtags failed in {root}: {proc.stderr.strip()[-300:]}")
+        tail = " | ".join(proc.stderr.decode("utf-8", "replace").strip().splitlines()[-2:])
+        raise BenchError(
+            f"gtags failed in {root} (exit {proc.returncode}): {tail}; "
+            "rerun with `usage: {audit_sample: 0}` to skip the GNU Global audit"
+        )
+    return files
 
 
 def global_files(
-    root: str | os.PathLike, dbpath: str | os.PathLike, name: str, binary: str = "global"
+    root: str | os.PathLike,
+    dbpath: str | os.PathLike,
+    name: str,
+    binary: str = "global",
+    known: frozenset[bytes] | None = None,
 ) -> set[str]:
     """Encoded paths of the files GNU Global lists for `global -r NAME` (references of a
-    defined name); for a name Global has no definition for, `global -s` (its other symbols)."""
+    defined name); for a name Global has no definition for, `global -s` (its other symbols).
+    known: the indexed files (a printed `a:1:b.c:3:` is split at a known path)."""
     env = {
         **os.environ,
         "GTAGSROOT": str(Path(root).resolve()),
@@ -283,20 +335,34 @@ def global_files(
         proc = subprocess.run(argv, cwd=root, capture_output=True, env=env, check=False)
         if proc.returncode != 0:
             raise BenchError(f"global {flag} {name} failed: {proc.stderr[-300:]!r}")
-        paths = parse_global_grep(proc.stdout)
+        paths = parse_global_grep(proc.stdout, known)
         if paths:
             return paths
     return set()
 
 
-def parse_global_grep(stdout: bytes) -> set[str]:
-    """Encoded paths of `--result=grep` lines (`path:line:text`)."""
+def parse_global_grep(stdout: bytes, known: frozenset[bytes] | None = None) -> set[str]:
+    """Encoded paths of `--result=grep` lines (`path:line:text`). With known (the indexed
+    relative paths), a line's path is the shortest known one followed by `:N:`, so a name
+    holding `:` is read whole; without, the text before the first `:N:`."""
     paths = set()
-    for raw in stdout.decode("utf-8", "surrogateescape").splitlines():
-        found = _GREP_LINE.match(raw)
-        if found:
-            paths.add(encode_path(os.fsencode(found.group(1).removeprefix("./"))))
+    for raw in stdout.split(b"\n"):
+        path = _printed_path(raw.removeprefix(b"./"), known)
+        if path is not None:
+            paths.add(encode_path(path))
     return paths
+
+
+def _printed_path(line: bytes, known: frozenset[bytes] | None) -> bytes | None:
+    if known is None:
+        found = _GREP_LINE.match(line.decode("utf-8", "surrogateescape"))
+        return os.fsencode(found.group(1)) if found else None
+    start = 0
+    while (cut := line.find(b":", start)) >= 0:
+        if line[:cut] in known and _LINE_NUMBER.match(line, cut + 1):
+            return line[:cut]
+        start = cut + 1
+    return None
 
 
 def set_agreement(ours: set[str], reference: set[str]) -> tuple[float, float, float]:
@@ -328,18 +394,20 @@ def reference_agreement(
     chosen = queries[queries["qid"].isin(picked)]
     scores: dict[str, list[tuple[float, float, float, int, int]]] = {}
     counts: dict[str, int] = {}
+    files = GtagsFiles([], [])
     with tempfile.TemporaryDirectory(prefix="searchbench-gtags-") as work:
         conf = pygments_conf(Path(work)) if pygments else None
         kinds = {lang: reference_kind(lang, conf is not None) for lang in chosen["language"]}
         if any(kind != "none" for kind in kinds.values()):
-            build_gtags(root, work, gtags, conf)
+            files = build_gtags(root, work, gtags, conf)
+        known = frozenset(files.given)
         rows = zip(chosen["qid"], chosen["query"], chosen["language"], strict=True)
         for qid, name, language in rows:
             counts[language] = counts.get(language, 0) + 1
             if kinds[language] == "none":
                 continue
             ours = set(qrels.get(qid, {}))  # docids: encoded paths, as Global's are here
-            theirs = global_files(root, work, name, binary)
+            theirs = global_files(root, work, name, binary, known)
             found = (*set_agreement(ours, theirs), len(ours), len(theirs))
             scores.setdefault(language, []).append(found)
     result = [
@@ -347,8 +415,19 @@ def reference_agreement(
     ]
     pooled = [r for lang in sorted(scores) for r in scores[lang]]
     audited_queries = sum(counts[lang] for lang in scores)
-    result.append(_audit_row("all", "-", audited_queries, pooled, note=""))
+    result.append(_audit_row("all", "-", audited_queries, pooled, note=left_out_note(files)))
     return result
+
+
+def left_out_note(files: GtagsFiles) -> str:
+    """The `all` row's note: the files Global was not given, by reason ("" when none)."""
+    reasons: dict[str, int] = {}
+    for _, reason in files.left_out:
+        reasons[reason] = reasons.get(reason, 0) + 1
+    if not reasons:
+        return ""
+    counts = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
+    return f"files not given to Global (unseen.tsv lists them): {counts}"
 
 
 def _audit_row(

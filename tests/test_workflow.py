@@ -41,6 +41,10 @@ def _write_corpus(root: Path) -> None:
         "RingState.advance\n=================\n\nText.\n\n"
         "The max_ring_depth limit\n------------------------\n"
     )
+    # Issue 37 item 4: a file name that is not UTF-8 stopped usage_queries (GNU Global's
+    # Pygments plug-in); it is unseen, and every step takes it.
+    with open(os.path.join(os.fsencode(root), b"lib", b"caf\xe9.py"), "wb") as handle:
+        handle.write(b"def latin1_named_helper():\n    return 1\n")
 
 
 def _config(workdir: Path, corpus: Path, queries: int = 12) -> dict:
@@ -204,6 +208,16 @@ def test_the_evidence_target_publishes_the_run(two_runs):
     provenance = json.loads((published / "provenance.json").read_text())
     assert provenance["corpora"][0]["corpus"] == "mini" and provenance["code_commit"]
     assert "| mini | code | hay | rg |" in (published / "README.md").read_text()
+
+
+def test_a_non_utf8_file_name_is_unseen_and_the_usage_audit_says_so(two_runs):
+    results = two_runs[0] / "results/mini"
+    unseen = (results / "unseen.tsv").read_text().splitlines()
+    assert "lib/caf%E9.py\tname-not-utf8\t40" in unseen
+    audit = (results / "usage/audit.tsv").read_text().splitlines()
+    pooled = dict(zip(audit[0].split("\t"), audit[-1].split("\t"), strict=True))
+    assert pooled["language"] == "all"
+    assert pooled["note"] == "files not given to Global (unseen.tsv lists them): 1 name-not-utf8"
 
 
 def test_nothing_to_do_after_a_full_run(two_runs):
