@@ -4,10 +4,12 @@ Source kinds (config/schema/config.schema.yaml): git, deb, npm, pypi, local. Eve
 built in a temporary folder next to the destination and renamed into place at the end, so
 a failure leaves no partial corpus, manifest or file list. Archives are unpacked by our own
 member filter (`extract_tar`, `extract_zip`): absolute names, `..`, device files, links whose
-target leaves the tree and writes through links are refused.
+target leaves the tree and writes through links are refused. Then every kind's tree goes
+through `check_links`: a link that loops or resolves outside the corpus is refused.
 """
 
 import datetime
+import errno
 import hashlib
 import html.parser
 import json
@@ -281,22 +283,79 @@ def _is_inside(path: str, top: str) -> bool:
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
-def check_links_inside(root: Path) -> int:
-    """Refuse any symlink under root that resolves (through other links) outside it."""
-    top = os.path.realpath(root)
-    count = 0
+LINK_FIX = "remove the link from the source or set `subdir` to a folder without it"
+
+
+def _links_and_dirs(root: str) -> tuple[list[str], list[str]]:
+    """Every symlink and every real folder under root (links never followed), sorted."""
+    links, dirs = [], [root]
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         for name in dirnames + filenames:
             full = os.path.join(dirpath, name)
             if os.path.islink(full):
-                count += 1
-                if not _is_inside(os.path.realpath(full), top):
-                    rel = os.path.relpath(full, root)
-                    raise BenchError(
-                        f"symlink {rel!r} -> {os.readlink(full)!r} resolves outside the corpus "
-                        "root; widen `subdir` or drop the link from the source"
-                    )
-    return count
+                links.append(full)
+            elif name in dirnames:
+                dirs.append(full)
+    return sorted(links), dirs
+
+
+def _reaches(start: str, goal: str, edges: dict[str, list[str]]) -> bool:
+    """Whether folder goal is reachable from start along child folders and folder links."""
+    seen, todo = {start}, [start]
+    while todo:
+        current = todo.pop()
+        if current == goal:
+            return True
+        for nxt in edges.get(current, ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return False
+
+
+def check_links(root: Path) -> int:
+    """Refuse a symlink that never resolves, leaves the corpus, or loops; return the count.
+
+    Refused, not dropped: the corpus measured is exactly the pinned source, and `subdir`
+    narrows a source whose links cannot be changed. A loop is a folder link from which its own
+    folder can be reached again (`up -> ..`, `self -> .`, `a -> b` with `b/c -> ../a`): a tool
+    that follows links would walk it forever. Checked on the real folder graph, so the check
+    itself never follows a link twice; links to files or folders inside the corpus stay."""
+    top = os.path.realpath(root)
+    links, dirs = _links_and_dirs(str(root))
+    edges: dict[str, list[str]] = {}
+    for folder in dirs[1:]:
+        edges.setdefault(os.path.realpath(os.path.dirname(folder)), []).append(
+            os.path.realpath(folder)
+        )
+    folder_links = []
+    for full in links:
+        rel, target = os.path.relpath(full, root), os.readlink(full)
+        resolved = os.path.realpath(full)
+        if not _is_inside(resolved, top):
+            raise BenchError(
+                f"symlink {rel!r} -> {target!r} resolves outside the corpus "
+                "root; widen `subdir` or drop the link from the source"
+            )
+        try:
+            info = os.stat(full)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                continue  # dangling inside the corpus: no tool reads anything through it
+            raise BenchError(
+                f"symlink {rel!r} -> {target!r} never resolves (a loop of links); {LINK_FIX}"
+            ) from None
+        if stat.S_ISDIR(info.st_mode):
+            parent = os.path.realpath(os.path.dirname(full))
+            edges.setdefault(parent, []).append(resolved)
+            folder_links.append((rel, target, parent, resolved))
+    for rel, target, parent, resolved in folder_links:
+        if _reaches(resolved, parent, edges):
+            raise BenchError(
+                f"symlink {rel!r} -> {target!r} leads back to its own folder, a loop "
+                f"(a tool following links would never finish); {LINK_FIX}"
+            )
+    return len(links)
 
 
 # ---------------------------------------------------------------------------- source kinds
@@ -820,11 +879,14 @@ def fetch_corpus(
     files_path: Path,
     languages: dict,
     workdir: Path,
+    checkout_path: Path | None = None,
 ) -> dict:
     """Fetch corpus `name` per its config entry; write root, corpus.json and files.tsv.
 
     Everything is built next to dest_root and moved into place at the end; on failure
-    nothing new is left behind (earlier outputs stay as they were). Returns the manifest.
+    nothing new is left behind (earlier outputs stay as they were): the last good checkout
+    is kept by this swap, not by Snakemake. checkout_path (the rule's output, see
+    checkout_record) is written last. Returns the manifest.
     """
     dest_root, manifest_path, files_path = Path(dest_root), Path(manifest_path), Path(files_path)
     kind = spec["source"]["kind"]
@@ -842,7 +904,7 @@ def fetch_corpus(
         log.info("fetching corpus %s (%s)", name, kind)
         fetched = FETCHERS[kind](name, spec["source"], tree, work, Path(workdir))
         root = select_subdir(tree, spec.get("subdir"), name)
-        check_links_inside(root)
+        check_links(root)
         entries = scan_files(root, languages)
         if not any(e.kind != "symlink" for e in entries):
             raise BenchError(f"corpus {name} has no files; check its source and `subdir`")
@@ -850,6 +912,9 @@ def fetch_corpus(
         # Staged beside their targets, renamed only once the tree is in place.
         temps.append(stage_bytes(files_path, format_files_tsv(entries).encode("utf-8")))
         temps.append(stage_bytes(manifest_path, json_text(manifest).encode("utf-8")))
+        if checkout_path is not None:
+            record = json_text(checkout_record(manifest)).encode("utf-8")
+            temps.append(stage_bytes(checkout_path, record))
         previous = staging / "previous"
         if os.path.lexists(dest_root):
             os.rename(dest_root, previous)
@@ -861,6 +926,8 @@ def fetch_corpus(
             raise
         os.replace(temps[0], files_path)
         os.replace(temps[1], manifest_path)
+        if checkout_path is not None:
+            os.replace(temps[2], checkout_path)
         log.info("corpus %s: %d files, %d bytes", name, manifest["files"], manifest["bytes"])
         return manifest
     finally:
@@ -869,11 +936,25 @@ def fetch_corpus(
         shutil.rmtree(staging, ignore_errors=True)
 
 
-# The checkout lives one level below the rule's directory output, so that the marker file
-# Snakemake writes into a directory output (.snakemake_timestamp) is not part of the corpus.
+def checkout_record(manifest: dict) -> dict:
+    """What resources/corpora/{corpus}/checkout.json says: the checkout beside it, no timestamp
+    (so the same source gives the same bytes)."""
+    keys = ("corpus", "kind", "resolved_revision", "files", "bytes", "symlinks")
+    return {"tree": TREE, **{key: manifest.get(key) for key in keys}}
+
+
+# The rule's output is the small file checkout.json, written after the tree beside it is in
+# place; the tree itself is no Snakemake output. Snakemake backs up an update() directory
+# output with a copy that follows links (a link loop filled the disk) and copies the whole
+# corpus on each refetch; the fetch's own atomic swap keeps the last good checkout instead.
 TREE = "tree"
 
 
-def corpus_tree(output_dir: str | Path) -> Path:
-    """The corpus root inside the `resources/corpora/{corpus}` directory output."""
-    return Path(output_dir) / TREE
+def corpus_tree(checkout: str | Path, check: bool = True) -> Path:
+    """The corpus root beside a `resources/corpora/{corpus}/checkout.json` rule input."""
+    tree = Path(checkout).parent / TREE
+    if check and Path(checkout).exists() and not tree.is_dir():
+        raise BenchError(
+            f"the checkout {tree} is missing; delete {checkout} and run again to fetch it"
+        )
+    return tree
