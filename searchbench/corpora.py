@@ -279,60 +279,85 @@ def extract_archive(path: Path, root: Path, label: str) -> None:
         extract_tar(path, root, label)
 
 
-def _is_inside(path: str, top: str) -> bool:
-    return path == top or path.startswith(top.rstrip("/") + "/")
-
-
 LINK_FIX = "remove the link from the source or set `subdir` to a folder without it"
 
 
-def _links_and_dirs(root: str) -> tuple[list[str], list[str]]:
-    """Every symlink and every real folder under root (links never followed), sorted."""
-    links, dirs = [], [root]
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        for name in dirnames + filenames:
-            full = os.path.join(dirpath, name)
-            if os.path.islink(full):
-                links.append(full)
-            elif name in dirnames:
-                dirs.append(full)
-    return sorted(links), dirs
+class _Folders:
+    """The real folders under a root (links never followed) as a graph: each folder's child
+    folders, plus, for a folder link, an edge from the link's folder to its target."""
 
+    def __init__(self, root: str) -> None:
+        self.top = os.path.realpath(root)
+        self.edges: dict[str, list[str]] = {self.top: []}
+        self.entries: dict[str, int] = {}
+        self.links: list[str] = []
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+            here = self.real(dirpath, root)
+            self.entries[here] = len(dirnames) + len(filenames)
+            for name in dirnames + filenames:
+                full = os.path.join(dirpath, name)
+                if os.path.islink(full):
+                    self.links.append(full)
+                elif name in dirnames:
+                    child = os.path.join(here, name)
+                    self.edges[here].append(child)
+                    self.edges[child] = []
+        self.links.sort()
 
-def _reaches(start: str, goal: str, edges: dict[str, list[str]]) -> bool:
-    """Whether folder goal is reachable from start along child folders and folder links."""
-    seen, todo = {start}, [start]
-    while todo:
-        current = todo.pop()
-        if current == goal:
-            return True
-        for nxt in edges.get(current, ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    return False
+    def real(self, path: str, root: str) -> str:
+        """A walked folder's real path, without a system call (nothing walked is a link)."""
+        rel = os.path.relpath(path, root)
+        return self.top if rel == "." else os.path.join(self.top, rel)
+
+    def reaches(self, start: str, goal: str) -> bool:
+        seen, todo = {start}, [start]
+        while todo:
+            current = todo.pop()
+            if current == goal:
+                return True
+            for nxt in self.edges[current]:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return False
+
+    def walk_counts(self) -> dict[str, int] | None:
+        """How many times a walk following links enters each folder; None if it never ends."""
+        incoming = dict.fromkeys(self.edges, 0)
+        for targets in self.edges.values():
+            for target in targets:
+                incoming[target] += 1
+        counts = dict.fromkeys(self.edges, 0)
+        counts[self.top] = 1
+        ready = [node for node, n in incoming.items() if n == 0]
+        done = 0
+        while ready:  # Kahn's order: a folder after every folder that leads to it
+            node = ready.pop()
+            done += 1
+            for target in self.edges[node]:
+                counts[target] += counts[node]
+                incoming[target] -= 1
+                if incoming[target] == 0:
+                    ready.append(target)
+        return counts if done == len(self.edges) else None
 
 
 def check_links(root: Path) -> int:
-    """Refuse a symlink that never resolves, leaves the corpus, or loops; return the count.
+    """Refuse a symlink that leaves the corpus, never resolves, loops or multiplies a walk.
 
     Refused, not dropped: the corpus measured is exactly the pinned source, and `subdir`
     narrows a source whose links cannot be changed. A loop is a folder link from which its own
     folder can be reached again (`up -> ..`, `self -> .`, `a -> b` with `b/c -> ../a`): a tool
-    that follows links would walk it forever. Checked on the real folder graph, so the check
-    itself never follows a link twice; links to files or folders inside the corpus stay."""
-    top = os.path.realpath(root)
-    links, dirs = _links_and_dirs(str(root))
-    edges: dict[str, list[str]] = {}
-    for folder in dirs[1:]:
-        edges.setdefault(os.path.realpath(os.path.dirname(folder)), []).append(
-            os.path.realpath(folder)
-        )
-    folder_links = []
-    for full in links:
+    that follows links would walk it forever. Links into folders holding more folder links can
+    also make such a walk exponential (two links per level); it may see each entry at most
+    once more per folder link. Checked on the real folder graph, never by following a link;
+    links to files or folders inside the corpus stay. Returns the number of links."""
+    folders = _Folders(str(root))
+    link_edges = []
+    for full in folders.links:
         rel, target = os.path.relpath(full, root), os.readlink(full)
         resolved = os.path.realpath(full)
-        if not _is_inside(resolved, top):
+        if not _is_inside(resolved, folders.top):
             raise BenchError(
                 f"symlink {rel!r} -> {target!r} resolves outside the corpus "
                 "root; widen `subdir` or drop the link from the source"
@@ -345,17 +370,34 @@ def check_links(root: Path) -> int:
             raise BenchError(
                 f"symlink {rel!r} -> {target!r} never resolves (a loop of links); {LINK_FIX}"
             ) from None
-        if stat.S_ISDIR(info.st_mode):
-            parent = os.path.realpath(os.path.dirname(full))
-            edges.setdefault(parent, []).append(resolved)
-            folder_links.append((rel, target, parent, resolved))
-    for rel, target, parent, resolved in folder_links:
-        if _reaches(resolved, parent, edges):
-            raise BenchError(
-                f"symlink {rel!r} -> {target!r} leads back to its own folder, a loop "
-                f"(a tool following links would never finish); {LINK_FIX}"
-            )
-    return len(links)
+        if stat.S_ISDIR(info.st_mode) and resolved in folders.edges:
+            parent = folders.real(os.path.dirname(full), str(root))
+            folders.edges[parent].append(resolved)
+            link_edges.append((rel, target, parent, resolved))
+    counts = folders.walk_counts()
+    if counts is None:  # a loop: name the first link (in path order) that closes one
+        for rel, target, parent, resolved in link_edges:
+            if folders.reaches(resolved, parent):
+                raise BenchError(
+                    f"symlink {rel!r} -> {target!r} leads back to its own folder, a loop "
+                    f"(a tool following links would never finish); {LINK_FIX}"
+                )
+        raise BenchError(f"the folder links under {root} form a loop; {LINK_FIX}")
+    seen = sum(counts[node] * n for node, n in folders.entries.items())
+    limit = (1 + len(link_edges)) * sum(folders.entries.values())
+    if seen > limit:
+        rel, target, _, resolved = max(link_edges, key=lambda edge: (counts[edge[3]], edge[0]))
+        raise BenchError(
+            f"symlink {rel!r} -> {target!r} leads into a folder a tool following links would "
+            f"enter {counts[resolved]} times ({seen} entries seen for "
+            f"{sum(folders.entries.values())} in the corpus: folder links into folders with more "
+            f"folder links); {LINK_FIX}"
+        )
+    return len(folders.links)
+
+
+def _is_inside(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
 
 
 # ---------------------------------------------------------------------------- source kinds

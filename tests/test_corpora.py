@@ -314,6 +314,22 @@ def test_links_inside_the_corpus_that_do_not_loop_stay(tmp_path):
     assert {link: os.readlink(root / link) for link, _ in links} == dict(links)
 
 
+def test_folder_links_that_multiply_a_walk_are_refused_but_a_chain_stays(tmp_path):
+    # d{k}/a and d{k}/b -> ../d{k-1} (d1's -> src): no loop, but a walk following links
+    # enters src 8,191 times (rg --follow on 16 such levels had not finished after 60 s).
+    plain = hostile_tree(tmp_path / "plain", [])
+    for level in range(1, 13):
+        (plain / f"d{level}").mkdir()
+        for name in ("a", "b"):
+            os.symlink(f"../d{level - 1}" if level > 1 else "../src", plain / f"d{level}" / name)
+    with pytest.raises(BenchError, match=r"'d1/b' -> '\.\./src' leads into a folder .* 8191 times"):
+        fetch(tmp_path, {"source": {"kind": "local", "path": "plain"}})
+    assert_nothing_left(tmp_path)
+    # One link into a folder holding another link: each entry is seen at most three times.
+    chain = hostile_tree(tmp_path / "chain", [("lib", "loopdir"), ("loopdir/s", "../src")])
+    assert fetch(tmp_path, {"source": {"kind": "local", "path": chain.name}})["symlinks"] == 2
+
+
 def test_a_subdir_without_the_loop_is_fetched(tmp_path):
     hostile_tree(tmp_path / "plain", [("selfloop", ".")])
     spec = {"source": {"kind": "local", "path": "plain"}, "subdir": "src"}
