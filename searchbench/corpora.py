@@ -294,14 +294,19 @@ class _Folders:
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
             here = self.real(dirpath, root)
             self.entries[here] = len(dirnames) + len(filenames)
-            for name in dirnames + filenames:
+            for name in dirnames:  # a folder link is listed here but not walked into
                 full = os.path.join(dirpath, name)
                 if os.path.islink(full):
                     self.links.append(full)
-                elif name in dirnames:
+                else:
                     child = os.path.join(here, name)
                     self.edges[here].append(child)
                     self.edges[child] = []
+            self.links.extend(
+                full
+                for full in (os.path.join(dirpath, name) for name in filenames)
+                if os.path.islink(full)
+            )
         self.links.sort()
 
     def real(self, path: str, root: str) -> str:
