@@ -4,7 +4,7 @@
 # Where hay's definition rules fire (in their raw form, hay's word list aside) on lines that declare nothing, by word and language.
 rule false_firings:
     input:
-        root="resources/corpora/{corpus}",
+        root="resources/corpora/{corpus}/checkout.json",
         files="results/{corpus}/files.tsv",
         symbols="results/{corpus}/symbols.tsv",
         words=FALSE_FIRING_WORDS_FILE,
@@ -45,7 +45,7 @@ rule false_firing_words:
 # Filter or rank: the answer's place in each tool's own output, and what sorted before it.
 rule filter_rank:
     input:
-        root="resources/corpora/{corpus}",
+        root="resources/corpora/{corpus}/checkout.json",
         queries="results/{corpus}/{track}/queries.tsv",
         qrels="results/{corpus}/{track}/qrels.txt",
         runs=track_paths("results/{corpus}/{track}/runs/{tool}.run"),

@@ -1,9 +1,11 @@
 rule fetch_corpus:
-    # update(): Snakemake neither deletes these before the fetch nor after a failed one, so
-    # a fetch that fails keeps the last good checkout (the script swaps in a new one only on
-    # success) and the results made from it.
+    # The checkout (resources/corpora/{corpus}/tree) is no output: Snakemake would back up an
+    # update() folder by copying it following links. The script swaps in a new tree only on
+    # success, then writes checkout.json; update(): Snakemake neither deletes these small
+    # files before the fetch nor after a failed one, so a failed fetch keeps the last good
+    # checkout and the results made from it.
     output:
-        root=update(directory("resources/corpora/{corpus}")),
+        root=update("resources/corpora/{corpus}/checkout.json"),
         manifest=update("results/{corpus}/corpus.json"),
         files=update("results/{corpus}/files.tsv"),
     log:

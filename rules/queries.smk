@@ -1,6 +1,6 @@
 rule queries:
     input:
-        root="resources/corpora/{corpus}",
+        root="resources/corpora/{corpus}/checkout.json",
         symbols="results/{corpus}/symbols.tsv",
         unseen="results/{corpus}/unseen.tsv",
     output:
@@ -27,7 +27,7 @@ rule queries:
 
 rule gt_audit:
     input:
-        root="resources/corpora/{corpus}",
+        root="resources/corpora/{corpus}/checkout.json",
         queries="results/{corpus}/code/queries.tsv",
     output:
         audit="results/{corpus}/code/gt_audit.tsv",
@@ -46,7 +46,7 @@ rule gt_audit:
 
 rule doc_headings:
     input:
-        root="resources/corpora/{corpus}",
+        root="resources/corpora/{corpus}/checkout.json",
         files="results/{corpus}/files.tsv",
         tokens=DOCS_TOKENS_FILE,
     output:
@@ -69,7 +69,7 @@ rule doc_headings:
 
 checkpoint doc_queries:
     input:
-        root="resources/corpora/{corpus}",
+        root="resources/corpora/{corpus}/checkout.json",
         symbols="results/{corpus}/docs/headings.tsv",
         unseen="results/{corpus}/docs/unseen.tsv",
         code_symbols="results/{corpus}/symbols.tsv",
@@ -124,7 +124,7 @@ rule mine_transcripts:
 
 checkpoint behaviour_queries:
     input:
-        root="resources/corpora/{corpus}",
+        root="resources/corpora/{corpus}/checkout.json",
         corpus="results/{corpus}/corpus.json",
         files="results/{corpus}/files.tsv",
         mined="results/transcripts/mined.tsv",
@@ -153,7 +153,7 @@ checkpoint behaviour_queries:
 # The usage track (docs/usage.md): every use of a name the parser sees, then the questions.
 rule uses:
     input:
-        root="resources/corpora/{corpus}",
+        root="resources/corpora/{corpus}/checkout.json",
         files="results/{corpus}/files.tsv",
         rules=sorted(str(p) for p in USES_RULES.glob("*.yml")),
     output:
@@ -177,7 +177,7 @@ rule uses:
 
 checkpoint usage_queries:
     input:
-        root="resources/corpora/{corpus}",
+        root="resources/corpora/{corpus}/checkout.json",
         symbols="results/{corpus}/symbols.tsv",
         unseen="results/{corpus}/unseen.tsv",
         uses="results/{corpus}/uses.tsv",

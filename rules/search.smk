@@ -1,7 +1,7 @@
 rule search:
     input:
         unpack(fast_path_inputs),
-        root="resources/corpora/{corpus}",
+        root="resources/corpora/{corpus}/checkout.json",
         files="results/{corpus}/files.tsv",
         queries="results/{corpus}/{track}/queries.tsv",
         qrels="results/{corpus}/{track}/qrels.txt",
@@ -28,7 +28,7 @@ rule search:
 
 rule containment:
     input:
-        root="resources/corpora/{corpus}",
+        root="resources/corpora/{corpus}/checkout.json",
         queries="results/{corpus}/{track}/queries.tsv",
     output:
         "results/{corpus}/{track}/containing.tsv",
@@ -46,7 +46,7 @@ rule containment:
 
 rule fast_path_check:
     input:
-        root="resources/corpora/{corpus}",
+        root="resources/corpora/{corpus}/checkout.json",
         queries="results/{corpus}/{track}/queries.tsv",
         containing="results/{corpus}/{track}/containing.tsv",
         tool="results/tools/{tool}.json",

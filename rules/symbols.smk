@@ -5,7 +5,7 @@ SYMBOL_SHARDS = config["symbols"]["shards"]
 
 rule symbols_shard:
     input:
-        root="resources/corpora/{corpus}",
+        root="resources/corpora/{corpus}/checkout.json",
         files="results/{corpus}/files.tsv",
         rules=sorted(str(p) for p in ASTGREP_RULES.glob("*.yml")),
     output:

@@ -54,7 +54,7 @@ if TIMING_ENABLED:
 
     rule timing:
         input:
-            root="resources/corpora/{corpus}",
+            root="resources/corpora/{corpus}/checkout.json",
             queries="results/{corpus}/code/queries.tsv",
             tool="results/tools/{tool}.json",
             index=tool_index,

@@ -40,7 +40,7 @@ rule tools_json:
 
 rule build_index:
     input:
-        root="resources/corpora/{corpus}",
+        root="resources/corpora/{corpus}/checkout.json",
         tool="results/tools/{tool}.json",
     output:
         # a directory: the tool writes its index file or files there (`{index}`)
@@ -63,7 +63,7 @@ rule build_index:
 
 rule list_files:
     input:
-        root="resources/corpora/{corpus}",
+        root="resources/corpora/{corpus}/checkout.json",
         tool="results/tools/{tool}.json",
     output:
         "results/{corpus}/filesets/{tool}.txt",

@@ -18,11 +18,12 @@ def main(smk) -> None:
         manifest = fetch_corpus(
             name=corpus,
             spec=dict(smk.params.spec),
-            dest_root=corpus_tree(smk.output.root),
+            dest_root=corpus_tree(smk.output.root, check=False),
             manifest_path=Path(smk.output.manifest),
             files_path=Path(smk.output.files),
             languages=load_languages(Path(smk.params.languages_file)),
             workdir=Path.cwd(),
+            checkout_path=Path(smk.output.root),
         )
     except BenchError as exc:
         raise BenchError(f"corpus {corpus}: {exc}") from None

@@ -4,10 +4,12 @@ Source kinds (config/schema/config.schema.yaml): git, deb, npm, pypi, local. Eve
 built in a temporary folder next to the destination and renamed into place at the end, so
 a failure leaves no partial corpus, manifest or file list. Archives are unpacked by our own
 member filter (`extract_tar`, `extract_zip`): absolute names, `..`, device files, links whose
-target leaves the tree and writes through links are refused.
+target leaves the tree and writes through links are refused. Then every kind's tree goes
+through `check_links`: a link that loops or resolves outside the corpus is refused.
 """
 
 import datetime
+import errno
 import hashlib
 import html.parser
 import json
@@ -277,26 +279,130 @@ def extract_archive(path: Path, root: Path, label: str) -> None:
         extract_tar(path, root, label)
 
 
+LINK_FIX = "remove the link from the source or set `subdir` to a folder without it"
+
+
+class _Folders:
+    """The real folders under a root (links never followed) as a graph: each folder's child
+    folders, plus, for a folder link, an edge from the link's folder to its target."""
+
+    def __init__(self, root: str) -> None:
+        self.top = os.path.realpath(root)
+        self.edges: dict[str, list[str]] = {self.top: []}
+        self.entries: dict[str, int] = {}
+        self.links: list[str] = []
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+            here = self.real(dirpath, root)
+            self.entries[here] = len(dirnames) + len(filenames)
+            for name in dirnames:  # a folder link is listed here but not walked into
+                full = os.path.join(dirpath, name)
+                if os.path.islink(full):
+                    self.links.append(full)
+                else:
+                    child = os.path.join(here, name)
+                    self.edges[here].append(child)
+                    self.edges[child] = []
+            self.links.extend(
+                full
+                for full in (os.path.join(dirpath, name) for name in filenames)
+                if os.path.islink(full)
+            )
+        self.links.sort()
+
+    def real(self, path: str, root: str) -> str:
+        """A walked folder's real path, without a system call (nothing walked is a link)."""
+        rel = os.path.relpath(path, root)
+        return self.top if rel == "." else os.path.join(self.top, rel)
+
+    def reaches(self, start: str, goal: str) -> bool:
+        seen, todo = {start}, [start]
+        while todo:
+            current = todo.pop()
+            if current == goal:
+                return True
+            for nxt in self.edges[current]:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return False
+
+    def walk_counts(self) -> dict[str, int] | None:
+        """How many times a walk following links enters each folder; None if it never ends."""
+        incoming = dict.fromkeys(self.edges, 0)
+        for targets in self.edges.values():
+            for target in targets:
+                incoming[target] += 1
+        counts = dict.fromkeys(self.edges, 0)
+        counts[self.top] = 1
+        ready = [node for node, n in incoming.items() if n == 0]
+        done = 0
+        while ready:  # Kahn's order: a folder after every folder that leads to it
+            node = ready.pop()
+            done += 1
+            for target in self.edges[node]:
+                counts[target] += counts[node]
+                incoming[target] -= 1
+                if incoming[target] == 0:
+                    ready.append(target)
+        return counts if done == len(self.edges) else None
+
+
+def check_links(root: Path) -> int:
+    """Refuse a symlink that leaves the corpus, never resolves, loops or multiplies a walk.
+
+    Refused, not dropped: the corpus measured is exactly the pinned source, and `subdir`
+    narrows a source whose links cannot be changed. A loop is a folder link from which its own
+    folder can be reached again (`up -> ..`, `self -> .`, `a -> b` with `b/c -> ../a`): a tool
+    that follows links would walk it forever. Links into folders holding more folder links can
+    also make such a walk exponential (two links per level); it may see each entry at most
+    once more per folder link. Checked on the real folder graph, never by following a link;
+    links to files or folders inside the corpus stay. Returns the number of links."""
+    folders = _Folders(str(root))
+    link_edges = []
+    for full in folders.links:
+        rel, target = os.path.relpath(full, root), os.readlink(full)
+        resolved = os.path.realpath(full)
+        if not _is_inside(resolved, folders.top):
+            raise BenchError(
+                f"symlink {rel!r} -> {target!r} resolves outside the corpus "
+                "root; widen `subdir` or drop the link from the source"
+            )
+        try:
+            info = os.stat(full)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                continue  # dangling inside the corpus: no tool reads anything through it
+            raise BenchError(
+                f"symlink {rel!r} -> {target!r} never resolves (a loop of links); {LINK_FIX}"
+            ) from None
+        if stat.S_ISDIR(info.st_mode) and resolved in folders.edges:
+            parent = folders.real(os.path.dirname(full), str(root))
+            folders.edges[parent].append(resolved)
+            link_edges.append((rel, target, parent, resolved))
+    counts = folders.walk_counts()
+    if counts is None:  # a loop: name the first link (in path order) that closes one
+        for rel, target, parent, resolved in link_edges:
+            if folders.reaches(resolved, parent):
+                raise BenchError(
+                    f"symlink {rel!r} -> {target!r} leads back to its own folder, a loop "
+                    f"(a tool following links would never finish); {LINK_FIX}"
+                )
+        raise BenchError(f"the folder links under {root} form a loop; {LINK_FIX}")
+    seen = sum(counts[node] * n for node, n in folders.entries.items())
+    limit = (1 + len(link_edges)) * sum(folders.entries.values())
+    if seen > limit:
+        rel, target, _, resolved = max(link_edges, key=lambda edge: (counts[edge[3]], edge[0]))
+        raise BenchError(
+            f"symlink {rel!r} -> {target!r} leads into a folder a tool following links would "
+            f"enter {counts[resolved]} times ({seen} entries seen for "
+            f"{sum(folders.entries.values())} in the corpus: folder links into folders with more "
+            f"folder links); {LINK_FIX}"
+        )
+    return len(folders.links)
+
+
 def _is_inside(path: str, top: str) -> bool:
     return path == top or path.startswith(top.rstrip("/") + "/")
-
-
-def check_links_inside(root: Path) -> int:
-    """Refuse any symlink under root that resolves (through other links) outside it."""
-    top = os.path.realpath(root)
-    count = 0
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        for name in dirnames + filenames:
-            full = os.path.join(dirpath, name)
-            if os.path.islink(full):
-                count += 1
-                if not _is_inside(os.path.realpath(full), top):
-                    rel = os.path.relpath(full, root)
-                    raise BenchError(
-                        f"symlink {rel!r} -> {os.readlink(full)!r} resolves outside the corpus "
-                        "root; widen `subdir` or drop the link from the source"
-                    )
-    return count
 
 
 # ---------------------------------------------------------------------------- source kinds
@@ -820,11 +926,14 @@ def fetch_corpus(
     files_path: Path,
     languages: dict,
     workdir: Path,
+    checkout_path: Path | None = None,
 ) -> dict:
     """Fetch corpus `name` per its config entry; write root, corpus.json and files.tsv.
 
     Everything is built next to dest_root and moved into place at the end; on failure
-    nothing new is left behind (earlier outputs stay as they were). Returns the manifest.
+    nothing new is left behind (earlier outputs stay as they were): the last good checkout
+    is kept by this swap, not by Snakemake. checkout_path (the rule's output, see
+    checkout_record) is written last. Returns the manifest.
     """
     dest_root, manifest_path, files_path = Path(dest_root), Path(manifest_path), Path(files_path)
     kind = spec["source"]["kind"]
@@ -842,7 +951,7 @@ def fetch_corpus(
         log.info("fetching corpus %s (%s)", name, kind)
         fetched = FETCHERS[kind](name, spec["source"], tree, work, Path(workdir))
         root = select_subdir(tree, spec.get("subdir"), name)
-        check_links_inside(root)
+        check_links(root)
         entries = scan_files(root, languages)
         if not any(e.kind != "symlink" for e in entries):
             raise BenchError(f"corpus {name} has no files; check its source and `subdir`")
@@ -850,6 +959,9 @@ def fetch_corpus(
         # Staged beside their targets, renamed only once the tree is in place.
         temps.append(stage_bytes(files_path, format_files_tsv(entries).encode("utf-8")))
         temps.append(stage_bytes(manifest_path, json_text(manifest).encode("utf-8")))
+        if checkout_path is not None:
+            record = json_text(checkout_record(manifest)).encode("utf-8")
+            temps.append(stage_bytes(checkout_path, record))
         previous = staging / "previous"
         if os.path.lexists(dest_root):
             os.rename(dest_root, previous)
@@ -861,6 +973,8 @@ def fetch_corpus(
             raise
         os.replace(temps[0], files_path)
         os.replace(temps[1], manifest_path)
+        if checkout_path is not None:
+            os.replace(temps[2], checkout_path)
         log.info("corpus %s: %d files, %d bytes", name, manifest["files"], manifest["bytes"])
         return manifest
     finally:
@@ -869,11 +983,25 @@ def fetch_corpus(
         shutil.rmtree(staging, ignore_errors=True)
 
 
-# The checkout lives one level below the rule's directory output, so that the marker file
-# Snakemake writes into a directory output (.snakemake_timestamp) is not part of the corpus.
+def checkout_record(manifest: dict) -> dict:
+    """What resources/corpora/{corpus}/checkout.json says: the checkout beside it, no timestamp
+    (so the same source gives the same bytes)."""
+    keys = ("corpus", "kind", "resolved_revision", "files", "bytes", "symlinks")
+    return {"tree": TREE, **{key: manifest.get(key) for key in keys}}
+
+
+# The rule's output is the small file checkout.json, written after the tree beside it is in
+# place; the tree itself is no Snakemake output. Snakemake backs up an update() directory
+# output with a copy that follows links (a link loop filled the disk) and copies the whole
+# corpus on each refetch; the fetch's own atomic swap keeps the last good checkout instead.
 TREE = "tree"
 
 
-def corpus_tree(output_dir: str | Path) -> Path:
-    """The corpus root inside the `resources/corpora/{corpus}` directory output."""
-    return Path(output_dir) / TREE
+def corpus_tree(checkout: str | Path, check: bool = True) -> Path:
+    """The corpus root beside a `resources/corpora/{corpus}/checkout.json` rule input."""
+    tree = Path(checkout).parent / TREE
+    if check and Path(checkout).exists() and not tree.is_dir():
+        raise BenchError(
+            f"the checkout {tree} is missing; delete {checkout} and run again to fetch it"
+        )
+    return tree

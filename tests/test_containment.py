@@ -89,3 +89,12 @@ def test_a_failing_rg_stops_the_pass_but_a_dangling_link_does_not(corpus, tmp_pa
     fake.chmod(0o755)
     with pytest.raises(BenchError, match="Permission denied"):
         files_containing_all(str(fake), str(corpus), ["foo"])
+
+
+def test_a_link_that_never_resolves_does_not_stop_the_pass(corpus):
+    # `x -> x`: rg says "Too many levels of symbolic links"; the fetch refuses such a link,
+    # and here it was read as an unreadable file ("make every file readable", the wrong fix).
+    os.symlink("loopself", corpus / "loopself")
+    assert files_containing_all(locate_rg(), str(corpus), ["foo"])["foo"] == brute_force(
+        corpus, "foo"
+    )

@@ -260,6 +260,145 @@ def test_local_link_leaving_the_corpus_is_refused(tmp_path):
     assert_nothing_left(tmp_path)
 
 
+# Links a tool following them would walk forever, or out of the corpus: (link, target, error).
+HOSTILE_LINKS = [
+    ("selfloop", ".", r"'selfloop' -> '\.' leads back to its own folder, a loop"),
+    ("loopdir/up", "..", r"'loopdir/up' -> '\.\.' leads back to its own folder, a loop"),
+    ("loopself", "loopself", r"'loopself' -> 'loopself' never resolves \(a loop of links\)"),
+    ("etc", "/etc", r"'etc' -> '/etc' resolves outside the corpus"),
+    ("loopdir/out", "../..", r"'loopdir/out' -> '\.\./\.\.' resolves outside the corpus"),
+]
+LOOP_FIX = "remove the link from the source or set `subdir` to a folder without it"
+
+
+def hostile_tree(path: Path, links: list[tuple[str, str]]) -> Path:
+    """A small corpus (src/a.c, loopdir/b.txt) with the given links, built at test time."""
+    (path / "src").mkdir(parents=True)
+    (path / "loopdir").mkdir()
+    (path / "src" / "a.c").write_text("int a;\n")
+    (path / "loopdir" / "b.txt").write_text("b\n")
+    for link, target in links:
+        os.symlink(target, path / link)
+    return path
+
+
+@pytest.mark.parametrize(("link", "target", "error"), HOSTILE_LINKS)
+def test_local_dir_with_a_loop_or_an_outside_link_is_refused_in_one_line(
+    tmp_path, link, target, error
+):
+    hostile_tree(tmp_path / "plain", [(link, target)])
+    with pytest.raises(BenchError, match=error) as caught:
+        fetch(tmp_path, {"source": {"kind": "local", "path": "plain"}})
+    message = str(caught.value)
+    assert "\n" not in message
+    assert LOOP_FIX in message or "widen `subdir` or drop the link" in message
+    assert_nothing_left(tmp_path)
+
+
+def test_a_cycle_through_two_links_is_a_loop(tmp_path):
+    hostile_tree(tmp_path / "plain", [])
+    (tmp_path / "plain" / "x").mkdir()
+    os.symlink("../x", tmp_path / "plain" / "loopdir" / "tox")
+    os.symlink("../loopdir", tmp_path / "plain" / "x" / "back")
+    with pytest.raises(BenchError, match=r"'loopdir/tox' -> '\.\./x' leads back to its own"):
+        fetch(tmp_path, {"source": {"kind": "local", "path": "plain"}})
+    assert_nothing_left(tmp_path)
+
+
+def test_links_inside_the_corpus_that_do_not_loop_stay(tmp_path):
+    links = [("lib", "src"), ("src/alias.c", "a.c"), ("gone", "missing"), ("loopdir/s", "../src")]
+    hostile_tree(tmp_path / "plain", links)
+    manifest = fetch(tmp_path, {"source": {"kind": "local", "path": "plain"}})
+    assert manifest["symlinks"] == 4 and manifest["files"] == 2
+    root = tmp_path / "corpora" / "c"
+    assert {link: os.readlink(root / link) for link, _ in links} == dict(links)
+
+
+def test_folder_links_that_multiply_a_walk_are_refused_but_a_chain_stays(tmp_path):
+    # d{k}/a and d{k}/b -> ../d{k-1} (d1's -> src): no loop, but a walk following links
+    # enters src 8,191 times (rg --follow on 16 such levels had not finished after 60 s).
+    plain = hostile_tree(tmp_path / "plain", [])
+    for level in range(1, 13):
+        (plain / f"d{level}").mkdir()
+        for name in ("a", "b"):
+            os.symlink(f"../d{level - 1}" if level > 1 else "../src", plain / f"d{level}" / name)
+    with pytest.raises(BenchError, match=r"'d1/b' -> '\.\./src' leads into a folder .* 8191 times"):
+        fetch(tmp_path, {"source": {"kind": "local", "path": "plain"}})
+    assert_nothing_left(tmp_path)
+    # One link into a folder holding another link: each entry is seen at most three times.
+    chain = hostile_tree(tmp_path / "chain", [("lib", "loopdir"), ("loopdir/s", "../src")])
+    assert fetch(tmp_path, {"source": {"kind": "local", "path": chain.name}})["symlinks"] == 2
+
+
+def test_a_subdir_without_the_loop_is_fetched(tmp_path):
+    hostile_tree(tmp_path / "plain", [("selfloop", ".")])
+    spec = {"source": {"kind": "local", "path": "plain"}, "subdir": "src"}
+    assert fetch(tmp_path, spec)["files"] == 1
+
+
+def test_every_source_kind_refuses_a_loop(tmp_path, repo, fake_npm):
+    """git (by URL), a local git repository and an archive go through the same check."""
+    os.symlink(".", repo["path"] / "selfloop")
+    git(repo["path"], "add", "-A")
+    git(repo["path"], "commit", "--quiet", "-m", "loop")
+    error = r"'selfloop' -> '\.' leads back to its own folder"
+    for spec in (
+        {"source": {"kind": "git", "url": "src-repo", "revision": "main"}},
+        {"source": {"kind": "local", "path": "src-repo"}},
+        {"source": {"kind": "npm", "package": "evil", "version": "1.0.0"}},
+    ):
+        members = [("file", "package/a.js", "1"), ("sym", "package/selfloop", ".")]
+        fake_npm(tar_with(tmp_path / "t.tgz", members))
+        spec["subdir"] = "package" if spec["source"]["kind"] == "npm" else None
+        with pytest.raises(BenchError, match=error):
+            fetch(tmp_path, spec)
+        assert_nothing_left(tmp_path)
+
+
+def test_a_refused_refetch_keeps_the_last_good_checkout_and_its_record(tmp_path):
+    hostile_tree(tmp_path / "plain", [])
+    checkout = tmp_path / "corpora" / "checkout.json"
+
+    def fetch_with_record() -> dict:
+        return fetch_corpus(
+            "c",
+            {"source": {"kind": "local", "path": "plain"}},
+            corpora.corpus_tree(checkout, check=False),
+            tmp_path / "results" / "corpus.json",
+            tmp_path / "results" / "files.tsv",
+            LANGUAGES,
+            tmp_path,
+            checkout_path=checkout,
+        )
+
+    manifest = fetch_with_record()
+    record = json.loads(checkout.read_text())
+    assert record["tree"] == "tree" and record["resolved_revision"] == manifest["resolved_revision"]
+    assert corpora.corpus_tree(checkout) == tmp_path / "corpora" / "tree"
+    before = {p: p.read_bytes() for p in sorted((tmp_path / "corpora").rglob("*")) if p.is_file()}
+    before |= {p: p.read_bytes() for p in (tmp_path / "results").iterdir()}
+    (tmp_path / "plain" / "src" / "a.c").write_text("int edited;\n")
+    os.symlink("..", tmp_path / "plain" / "loopdir" / "up")
+    with pytest.raises(BenchError, match="'loopdir/up'"):
+        fetch_with_record()
+    after = {p: p.read_bytes() for p in sorted((tmp_path / "corpora").rglob("*")) if p.is_file()}
+    after |= {p: p.read_bytes() for p in (tmp_path / "results").iterdir()}
+    assert after == before
+    # Same source, same record bytes (no timestamp in it).
+    os.unlink(tmp_path / "plain" / "loopdir" / "up")
+    (tmp_path / "plain" / "src" / "a.c").write_text("int a;\n")
+    fetch_with_record()
+    assert checkout.read_bytes() == before[checkout]
+
+
+def test_a_missing_checkout_beside_its_record_says_how_to_refetch(tmp_path):
+    checkout = tmp_path / "corpora" / "c" / "checkout.json"
+    checkout.parent.mkdir(parents=True)
+    checkout.write_text("{}\n")
+    with pytest.raises(BenchError, match=r"checkout .*tree is missing; delete .*checkout\.json"):
+        corpora.corpus_tree(checkout)
+
+
 def test_missing_subdir_names_it_and_lists_entries(tmp_path):
     (tmp_path / "plain" / "pkg" / "src").mkdir(parents=True)
     (tmp_path / "plain" / "pkg" / "src" / "a.c").write_text("int a;\n")

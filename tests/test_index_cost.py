@@ -37,7 +37,7 @@ SEARCH = (
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    """A corpus as the workflow lays it out: resources/corpora/{corpus}/tree."""
+    """A corpus as the workflow lays it out: resources/corpora/{corpus}/tree (+ checkout.json)."""
     tree = tmp_path / "corpora" / "tiny" / "tree"
     (tree / "src").mkdir(parents=True)
     (tree / "src" / "ring.c").write_text(
@@ -105,7 +105,7 @@ def test_the_build_index_job_writes_the_record_and_one_log_line(slow_tool, corpu
     out = tmp_path / "results" / "tiny"
     log = tmp_path / "build_index.slow.log"
     smk = SimpleNamespace(
-        input=SimpleNamespace(root=str(corpus.parent), tool=str(tool_json)),
+        input=SimpleNamespace(root=str(corpus.parent / "checkout.json"), tool=str(tool_json)),
         output=SimpleNamespace(index=str(tmp_path / "slow.idx"), cost=str(out / "slow.json")),
         params=SimpleNamespace(budget=1),
         wildcards=SimpleNamespace(corpus="tiny", tool="slow"),
