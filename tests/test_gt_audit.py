@@ -117,10 +117,12 @@ def fake_snakemake(**sections):
 
 def test_scripts_end_to_end(tmp_path):
     out = tmp_path / "results" / "fix" / "code"
-    # The rules hand scripts the directory output; the checkout is its `tree` folder.
-    checkout = tmp_path / "resources" / "corpora" / "fix"
-    checkout.mkdir(parents=True)
-    (checkout / "tree").symlink_to(ROOT)
+    # The rules hand scripts `checkout.json`; the checkout is the `tree` folder beside it.
+    folder = tmp_path / "resources" / "corpora" / "fix"
+    folder.mkdir(parents=True)
+    (folder / "tree").symlink_to(ROOT)
+    checkout = folder / "checkout.json"
+    checkout.write_text("{}\n")
     queries = fake_snakemake(
         input={
             "symbols": str(FIXTURES / "symbols.tsv"),
