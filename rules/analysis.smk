@@ -123,6 +123,36 @@ rule calibration:
         "../scripts/calibration.py"
 
 
+# The run's calibration families with their status: one whose rate stays above alpha is flagged.
+rule calibration_status:
+    input:
+        # One input per track: only the optional tracks' wait on their queries' checkpoint.
+        code=lambda wildcards: on_track(
+            "code", "results/{corpus}/{track}/calibration.tsv"
+        ),
+        docs=lambda wildcards: on_track(
+            "docs", "results/{corpus}/{track}/calibration.tsv"
+        ),
+        usage=lambda wildcards: on_track(
+            "usage", "results/{corpus}/{track}/calibration.tsv"
+        ),
+        behaviour=lambda wildcards: on_track(
+            "behaviour", "results/{corpus}/{track}/calibration.tsv"
+        ),
+    output:
+        tsv="results/calibration_status.tsv",
+    log:
+        "results/logs/calibration_status.log",
+    benchmark:
+        "results/benchmarks/calibration_status.tsv"
+    conda:
+        "../envs/python.yaml"
+    params:
+        rerun_on_code=code_hash("calibration_status"),
+    script:
+        "../scripts/calibration_status.py"
+
+
 # Cost to an agent: bytes read before the answer, beside MRR, and how the two correlate.
 rule agent_cost:
     input:

@@ -565,6 +565,7 @@ def all_targets() -> list[str]:
     return [
         "results/tools.json",
         *(t for corpus in CORPORA for t in corpus_targets(corpus)),
+        "results/calibration_status.tsv",
         "results/report/index.html",
     ]
 

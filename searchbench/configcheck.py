@@ -187,6 +187,7 @@ RUN_NAMES = (
     "benchmarks",
     "pooled",
     "ablations.tsv",
+    "calibration_status.tsv",
     "false_firings.tsv",
     "false_firing_effect.tsv",
     "false_firing_words.txt",

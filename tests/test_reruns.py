@@ -274,6 +274,7 @@ DOWNSTREAM = {
     *(job("agent_cost", corpus=c, track="code") for c in CORPORA),
     job("by_language_pooled", track="code"),
     job("ablations"),
+    job("calibration_status"),
     job("run_status"),
     job("report"),
     job("all"),
@@ -394,6 +395,7 @@ def corpus_jobs(corpus: str, tools: tuple[str, ...] = ("grep", "hay", "rg", "wra
 
 # a corpus's new scores also change the per-language results pooled over corpora
 REPORT = {
+    job("calibration_status"),
     job("run_status"),
     job("report"),
     job("all"),
@@ -487,6 +489,8 @@ def test_changing_the_inference_code_reruns_inference_and_the_report(fx):
             # so do the per-language results and the A/A calibration
             *(job("by_language", corpus=c, track="code") for c in CORPORA),
             *(job("calibration", corpus=c, track="code") for c in CORPORA),
+            # the calibration status reads the calibration (searchbench/calibration.py)
+            job("calibration_status"),
             job("by_language_pooled", track="code"),
             job("ablations"),
             job("report"),
