@@ -90,7 +90,23 @@ def language_caveats(model: Model, sec: Section) -> dict[str, tuple[str, str]]:
                 f"{total - skipped} of {total}; the other {skipped} were not run, and its means "
                 "and comparisons use those it was asked.",
             )
-    return caveats
+    return {**caveats, **broken_caveats(sec, caveats)}
+
+
+def broken_caveats(sec: Section, caveats: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """Tools broken on this corpus and track (health.tsv): the row says so, the note why."""
+    out = {}
+    for tool in sec.tools:
+        health = (sec.health.get(tool) or {}).get("health", "")
+        if not health.startswith("broken: "):
+            continue
+        text = (
+            f"{tool}: broken here: {health.removeprefix('broken: ')}. A failed query is no "
+            "loss: it takes no verdict and leaves its Holm family; its mean is as measured."
+        )
+        before = caveats.get(tool, ("", ""))[1]
+        out[tool] = ("broken", f"{before} {text}".strip())
+    return out
 
 
 def compared_in(sec: Section, tool: str) -> str:
