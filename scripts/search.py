@@ -10,7 +10,7 @@ from searchbench.artifacts import write_text
 from searchbench.containment import read_containment
 from searchbench.fastpath import run_fast, walk_order
 from searchbench.fileset import read_files_tsv
-from searchbench.health import EarlyStop, HealthRule
+from searchbench.health import HealthRule, until_stopped
 from searchbench.metrics import NOT_APPLICABLE, STOPPED
 from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
@@ -61,27 +61,28 @@ def main(smk) -> None:
     records = []
     setup = SearchSetup.of_job(smk, smk.params.timeout)
     tool = setup.tool
-    # After stop_after consecutive errors or timeouts the rest is not run (status stopped):
-    # a hanging tool costs stop_after timeouts, not one per query.
-    stop = EarlyStop(HealthRule.of_config(smk.params.tool_health).stop_after)
+    stop_after = HealthRule.of_config(smk.params.tool_health).stop_after
+
+    def ask(query) -> tuple[SearchResult, bool]:
+        """One query: not asked outside the tool's languages, else plain or fast."""
+        right = right_paths(qrels.get(query.qid, {}))
+        if not covers(tool.spec, query.language):
+            return not_run(), False
+        if fast is None:
+            return run_tool(setup, query.query, right, known, query.decl_line), False
+        holders = containing.get(query.qid, set())
+        return run_fast(setup, query.query, fast, holders, right, known, query.decl_line)
+
     # A language server on a corpus with none of its languages is never started.
     asked = any(covers(tool.spec, query.language) for query in queries)
     with tool_session(setup) if asked else nullcontext((setup, [])) as (setup, sessions):
-        for number, query in enumerate(queries, start=1):
-            right = right_paths(qrels.get(query.qid, {}))
-            if not covers(tool.spec, query.language):
-                result, used_fast = not_run(), False
-            elif stop.stopped:
-                result, used_fast = not_run(STOPPED), False
-            elif fast is None:
-                result = run_tool(setup, query.query, right, known, query.decl_line)
-                used_fast = False
-            else:
-                holders = containing.get(query.qid, set())
-                result, used_fast = run_fast(
-                    setup, query.query, fast, holders, right, known, query.decl_line
-                )
-            stop.record(result.status)
+        # After stop_after consecutive errors or timeouts the rest is not run (status
+        # stopped): a hanging tool costs stop_after timeouts, not one per query.
+        for number, (query, outcome) in enumerate(until_stopped(queries, ask, stop_after), 1):
+            if outcome is None:
+                status = STOPPED if covers(tool.spec, query.language) else NOT_APPLICABLE
+                outcome = not_run(status), False
+            result, used_fast = outcome
             run[query.qid] = [encode_path(p) for p in result.files]
             records.append(
                 {**result_record(query.qid, query.query, result), "fast_path": used_fast}
@@ -96,13 +97,14 @@ def main(smk) -> None:
                 len(result.files),
                 result.elapsed,
             )
-    if stop.stopped:
+    stopped = sum(r["status"] == STOPPED for r in records)
+    if stopped:
         logging.warning(
             "%s stopped after %d consecutive errors or timeouts: %d queries not run "
             "(status stopped); it is broken on this corpus and track",
             tool.spec.name,
-            stop.stop_after,
-            sum(r["status"] == STOPPED for r in records),
+            stop_after,
+            stopped,
         )
     session = sessions[0] if sessions else None
     if session is not None:

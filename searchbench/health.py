@@ -16,9 +16,10 @@ Config `tool_health` (config/config.yaml): the defaults are declared here once.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from searchbench.artifacts import read_tsv, tsv_text
 from searchbench.errors import BenchError
@@ -91,6 +92,25 @@ class EarlyStop:
         elif status != NOT_APPLICABLE:
             self.streak = 0
         self.stopped = self.stopped or self.streak >= self.stop_after
+
+
+Q = TypeVar("Q")
+
+
+def until_stopped(
+    queries: Iterable[Q], run: Callable[[Q], tuple[Any, ...]], stop_after: int
+) -> Iterator[tuple[Q, tuple[Any, ...] | None]]:
+    """Each query with what `run` returned for it (a tuple whose first item has `.status`),
+    until stop_after consecutive errors or timeouts; every later query with None: not run.
+    The search job, fast path and language-server session alike go through `run`."""
+    stop = EarlyStop(stop_after)
+    for query in queries:
+        if stop.stopped:
+            yield query, None
+            continue
+        outcome = run(query)
+        stop.record(outcome[0].status)
+        yield query, outcome
 
 
 @dataclass(frozen=True)

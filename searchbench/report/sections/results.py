@@ -90,6 +90,12 @@ def language_caveats(model: Model, sec: Section) -> dict[str, tuple[str, str]]:
                 f"{total - skipped} of {total}; the other {skipped} were not run, and its means "
                 "and comparisons use those it was asked.",
             )
+    return caveats
+
+
+def row_caveats(model: Model, sec: Section) -> dict[str, tuple[str, str]]:
+    """Every tool's caveat: the languages it was asked about, and whether it is broken."""
+    caveats = language_caveats(model, sec)
     return {**caveats, **broken_caveats(sec, caveats)}
 
 
@@ -298,7 +304,7 @@ def html(page: Page, sec: Section) -> list[str]:
     holm = holm_note(meta, sec.baseline)
     out += [f'<p class="note">{esc(holm)}</p>'] if holm else []
     out += [f'<p class="warn">{esc(w)}</p>' for w in sec.warnings]
-    caveats = language_caveats(model, sec)
+    caveats = row_caveats(model, sec)
     out += [f'<p class="note caveat">{esc(text)}</p>' for _, text in caveats.values()]
     for subset in SUBSETS:
         title = "All queries" if subset == "all" else "Discriminating queries (not trivial)"
@@ -314,7 +320,7 @@ def markdown(model: Model, sec: Section) -> list[str]:
     if note:
         out.append(f"**{note}**\n")
     out.append(subset_note(sec) + "\n")
-    caveats = language_caveats(model, sec)
+    caveats = row_caveats(model, sec)
     out += [f"{text}\n" for _, text in caveats.values()]
     for subset in SUBSETS:
         rows = table_rows(sec, subset)
