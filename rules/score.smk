@@ -77,6 +77,7 @@ rule power:
 rule by_language:
     input:
         scores=["results/{corpus}/{track}/scores.tsv"],
+        health=["results/{corpus}/{track}/health.tsv"],
     output:
         json="results/{corpus}/{track}/by_language.json",
         tsv="results/{corpus}/{track}/by_language.tsv",
@@ -105,6 +106,9 @@ rule by_language_pooled:
     input:
         scores=lambda wildcards: on_track(
             wildcards.track, "results/{corpus}/{track}/scores.tsv"
+        ),
+        health=lambda wildcards: on_track(
+            wildcards.track, "results/{corpus}/{track}/health.tsv"
         ),
     output:
         json="results/pooled/{track}/by_language.json",

@@ -262,3 +262,87 @@ def test_the_report_says_which_tools_broke_and_counts_their_failures(tmp_path):
     assert exit3 and {(r["verdict"], r["error"], r["failure_share"]) for r in exit3} == {
         ("broken", "12", "1.0000")
     }
+
+
+@pytest.mark.slow
+def test_a_run_with_four_broken_tools_goes_on_and_says_which_broke(tmp_path):
+    """The workflow end to end: rg (the baseline) beside four fixture tools that exit 3,
+    print unparsable lines, print paths outside the corpus and hang. The run ends 0; each
+    broken tool reads `broken` (never `detected worse`) in summary.md, summary.csv and
+    run_status.tsv with its counts; the hanging one ran stop_after times, not once a query."""
+    import subprocess
+
+    import yaml
+    from test_workflow import _write_corpus
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _write_corpus(corpus)
+    runs = tmp_path / "runs"
+    tools = {"rg": yaml.safe_load((ROOT / "config" / "tools.yaml").read_text())["tools"]["rg"]}
+    for mode in ("exit3", "garbage", "ghost", "hang"):
+        tools[mode] = {
+            "description": f"fixture: {mode}",
+            "binary": sys.executable,
+            "family": "grep",
+            "argv": ["{binary}", str(MISBEHAVES), mode, f"{runs}.{mode}", "--", "{query}", "./"],
+            "output": "grep-null",
+            "order": "as printed",
+        }
+    (tmp_path / "tools.yaml").write_text(yaml.safe_dump({"tools": tools}))
+    config = {
+        "seed": 7,
+        "queries_per_corpus": 12,
+        "min_symbol_length": 4,
+        "tools_file": str(tmp_path / "tools.yaml"),
+        "languages_file": str(ROOT / "config" / "languages.yaml"),
+        "astgrep_rules_dir": str(ROOT / "config" / "astgrep"),
+        "baseline": "rg",
+        "primary": [],
+        "timeout_seconds": 1,
+        "tool_health": {"stop_after": 3},
+        "resamples": 2000,
+        "docs": {"min_queries": 1000},  # the code track only
+        "timing": {"enabled": False},
+        "corpora": {"mini": {"source": {"kind": "local", "path": str(corpus)}}},
+    }
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    cmd = [
+        *(sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir)),
+        *("--configfile", str(workdir / "config.yaml"), "--workflow-profile", "none"),
+        *("--cores", "2", "--max-jobs-per-timespan", "100/1s"),
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    results = workdir / "results"
+
+    # the hanging tool ran 3 times (then stopped), the others as their failures allowed
+    raw = [json.loads(line) for line in (results / "mini/code/raw/hang.jsonl").open()]
+    assert [r["status"] for r in raw] == ["timeout"] * 3 + ["stopped"] * (len(raw) - 3)
+    assert Path(f"{runs}.hang").read_text().splitlines() == ["hang"] * 3
+    assert len(Path(f"{runs}.garbage").read_text().splitlines()) == len(raw)  # never stopped
+
+    status = {r[2]: dict(zip(STATUS_HEADER, r, strict=True)) for r in _tsv(
+        (results / "run_status.tsv").read_text())}  # fmt: skip
+    assert status["rg"]["health"] == "ok"
+    assert {t for t, r in status.items() if r["health"].startswith("broken: ")} == {
+        "exit3", "garbage", "ghost", "hang"
+    }  # fmt: skip
+    assert status["ghost"]["foreign_paths"] == "9" and status["ghost"]["stopped"] == "9"
+    assert int(status["garbage"]["unparsed_lines"]) == 16 * len(raw)
+
+    summary = (results / "report/summary.md").read_text()
+    for tool in ("exit3", "garbage", "ghost", "hang"):
+        assert f"| {tool} | 0.000 ✗ broken |" in summary
+        lines = [line for line in summary.splitlines() if f" {tool} " in line]
+        assert not [line for line in lines if "▼" in line or "detected worse" in line]
+    assert "| mini/code | hang | 12 | 0 | 3 | 9 | 0 | 0 | 0 | 100% | broken: stopped" in summary
+    csv_rows = (results / "report/summary.csv").read_text().splitlines()
+    header = csv_rows[0].split(",")
+    verdicts = {
+        row[header.index("tool")]: row[header.index("verdict")]
+        for row in (r.split(",") for r in csv_rows[1:])
+    }
+    assert {verdicts[t] for t in ("exit3", "garbage", "ghost", "hang")} == {"broken"}
