@@ -140,7 +140,17 @@ def foreign_files(
     and not a file inside its checkout. None known: nothing is checked (index builds)."""
     if known_paths is None:
         return []
-    return [path for path in files if path not in known_paths and not in_corpus(path, root)]
+    unknown = [path for path in files if path not in known_paths and not in_corpus(path, root)]
+    if not unknown:
+        return []
+    # A name holding a newline is printed over two lines (parsers: a known limitation): the
+    # line after it reads as the name's tail. That is the corpus's own file, split; not foreign.
+    tails = {
+        b"\n".join(parts[i:])
+        for parts in (path.split(b"\n") for path in known_paths if b"\n" in path)
+        for i in range(1, len(parts))
+    }
+    return [path for path in unknown if path not in tails]
 
 
 def _status_kib(pid: int | str, field: str) -> int:
