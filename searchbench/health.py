@@ -150,8 +150,9 @@ class ToolHealth:
 
 def failure_words(h: ToolHealth) -> str:
     """`12 error, 3 timeout` ...: what the failures were, in the report's words."""
+    foreign = f" ({h.foreign_paths} printed paths outside the corpus)" if h.foreign_paths else ""
     parts = [
-        (h.error, "error"),
+        (h.error, "error" + foreign),
         (h.timeout, "timeout"),
         (h.stopped, "stopped"),
         (h.unparsed_no_match, "no-match with unparsed lines"),

@@ -149,6 +149,11 @@ def test_health_counts_failures_and_judges_the_share():
     two = tool_health("t", records(*["ok"] * 8, "timeout", "error", "not-applicable"), rule)
     three = tool_health("t", records(*["ok"] * 7, "timeout", "error", "error"), rule)
     assert (two.asked, two.broken, three.broken) == (10, False, True)
+    ghost = tool_health("ghost", [{"status": "error", "foreign_paths": 3}] * 4, rule)
+    assert ghost.reason == (
+        "4 of 4 queries failed (4 error (12 printed paths outside the corpus)), "
+        "above the 20% allowed"
+    )
     stopped = tool_health("hang", records(*["timeout"] * 5, "stopped"), rule)
     assert stopped.reason.startswith("stopped after 5 consecutive errors or timeouts; 6 of 6")
 
