@@ -6,6 +6,8 @@ rule score:
         raw=track_paths("results/{corpus}/{track}/raw/{tool}.jsonl"),
     output:
         scores="results/{corpus}/{track}/scores.tsv",
+        # which tools are broken here (searchbench/health.py): they take no verdict
+        health="results/{corpus}/{track}/health.tsv",
     log:
         "results/logs/{corpus}/{track}/score.log",
     benchmark:
@@ -14,6 +16,7 @@ rule score:
         "../envs/python.yaml"
     params:
         baseline=config["baseline"],
+        tool_health=config["tool_health"],
         rerun_on_code=code_hash("score"),
     script:
         "../scripts/score.py"
@@ -22,6 +25,7 @@ rule score:
 rule inference:
     input:
         scores="results/{corpus}/{track}/scores.tsv",
+        health="results/{corpus}/{track}/health.tsv",
     output:
         json="results/{corpus}/{track}/inference.json",
         tsv="results/{corpus}/{track}/inference.tsv",
@@ -73,6 +77,7 @@ rule power:
 rule by_language:
     input:
         scores=["results/{corpus}/{track}/scores.tsv"],
+        health=["results/{corpus}/{track}/health.tsv"],
     output:
         json="results/{corpus}/{track}/by_language.json",
         tsv="results/{corpus}/{track}/by_language.tsv",
@@ -101,6 +106,9 @@ rule by_language_pooled:
     input:
         scores=lambda wildcards: on_track(
             wildcards.track, "results/{corpus}/{track}/scores.tsv"
+        ),
+        health=lambda wildcards: on_track(
+            wildcards.track, "results/{corpus}/{track}/health.tsv"
         ),
     output:
         json="results/pooled/{track}/by_language.json",

@@ -21,6 +21,7 @@ rule search:
         spec=lambda wildcards: run_spec(wildcards.tool),
         timeout=config["timeout_seconds"],
         word_match=config["word_match"],
+        tool_health=config["tool_health"],
         rerun_on_code=code_hash("search"),
     script:
         "../scripts/search.py"

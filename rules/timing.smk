@@ -44,6 +44,7 @@ rule run_status:
     conda:
         "../envs/python.yaml"
     params:
+        tool_health=config["tool_health"],
         rerun_on_code=code_hash("run_status"),
     script:
         "../scripts/run_status.py"

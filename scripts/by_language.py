@@ -4,9 +4,19 @@ writes by_language.json and .tsv (searchbench/by_language.py)."""
 from pathlib import Path
 
 from searchbench.by_language import language_inference, pooled_scores, write_language_inference
+from searchbench.health import broken_tools, read_health
 from searchbench.measures import primary_metric_of
 from searchbench.metrics import read_scores
 from searchbench.scriptmain import run_script
+
+
+def broken_in(corpora: list[str], health_paths: list[Path]) -> dict[str, str]:
+    """tool -> why it is broken; pooled, a tool broken on any corpus is broken (say where)."""
+    found: dict[str, list[str]] = {}
+    for corpus, path in zip(corpora, health_paths, strict=True):
+        for tool, why in broken_tools(read_health(path)).items():
+            found.setdefault(tool, []).append(why if len(corpora) == 1 else f"on {corpus}: {why}")
+    return {tool: "; ".join(whys) for tool, whys in sorted(found.items())}
 
 
 def main(smk) -> None:
@@ -26,6 +36,7 @@ def main(smk) -> None:
         ablations=dict(params.ablations),
         primary_metric=primary_metric_of(str(smk.wildcards.track)),
         context={"track": str(smk.wildcards.track), "corpora": corpora},
+        broken=broken_in(corpora, [Path(p) for p in smk.input.health]),
     )
     write_language_inference(result, smk.output.json, smk.output.tsv)
 

@@ -1,5 +1,6 @@
 """Paired inference in the declared comparison families: writes inference.json and .tsv."""
 
+from searchbench.health import broken_tools, read_health
 from searchbench.inference import run_inference, write_inference
 from searchbench.measures import primary_metric_of
 from searchbench.metrics import read_scores
@@ -21,6 +22,7 @@ def main(smk) -> None:
         all_pairs=bool(getattr(params, "all_pairs", False)),
         primary_metric=primary_metric_of(context["track"]),
         context=context,
+        broken=broken_tools(read_health(smk.input.health)),
     )
     write_inference(result, smk.output.json, smk.output.tsv)
 

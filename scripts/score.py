@@ -2,8 +2,9 @@
 
 from pathlib import Path
 
-from searchbench.artifacts import read_tsv
+from searchbench.artifacts import read_tsv, write_text
 from searchbench.errors import BenchError
+from searchbench.health import HealthRule, health_text, tool_health
 from searchbench.metrics import read_raw_records, score_tools, write_scores
 from searchbench.sampling import QUERY_COLUMNS
 from searchbench.scriptmain import run_script
@@ -26,15 +27,19 @@ def main(smk) -> None:
             "list input.runs and input.raw in the same tool order"
         )
     languages = read_languages(smk.input.queries)
+    raw = {tool: read_raw_records(path) for tool, path in zip(raw_tools, raw_paths, strict=True)}
     scores = score_tools(
         list(languages),
         read_qrels(smk.input.qrels),
         {tool: read_run(path) for tool, path in zip(run_tools, runs_paths, strict=True)},
-        {tool: read_raw_records(path) for tool, path in zip(raw_tools, raw_paths, strict=True)},
+        raw,
         baseline=smk.params.baseline,
         languages=languages,
     )
+    rule = HealthRule.of_config(smk.params.tool_health)
+    healths = [tool_health(tool, records.values(), rule) for tool, records in raw.items()]
     write_scores(scores, smk.output.scores)
+    write_text(Path(smk.output.health), health_text(healths))
 
 
 run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

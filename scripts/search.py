@@ -10,7 +10,8 @@ from searchbench.artifacts import write_text
 from searchbench.containment import read_containment
 from searchbench.fastpath import run_fast, walk_order
 from searchbench.fileset import read_files_tsv
-from searchbench.metrics import NOT_APPLICABLE
+from searchbench.health import HealthRule, until_stopped
+from searchbench.metrics import NOT_APPLICABLE, STOPPED
 from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
 from searchbench.runner import SearchResult, SearchSetup, result_record, run_tool
@@ -32,17 +33,18 @@ def fast_path_walk(inputs) -> list[bytes] | None:
     return walk_order([os.fsencode(decode_path(line)) for line in listing])
 
 
-def not_applicable() -> SearchResult:
-    """The record of a query a tool is not asked: nothing ran, nothing was printed."""
+def not_run(status: str = NOT_APPLICABLE) -> SearchResult:
+    """The record of a query that did not run: not asked of the tool (not-applicable), or
+    left once the tool was stopped early (stopped). Nothing ran, nothing was printed."""
     return SearchResult(
-        argv=[], exit_code=None, status=NOT_APPLICABLE, timed_out=False, elapsed=0.0, user=0.0,
+        argv=[], exit_code=None, status=status, timed_out=False, elapsed=0.0, user=0.0,
         sys=0.0, peak_rss_kib=0, rss_source="not-run", lines=0, bytes=0,
     )  # fmt: skip
 
 
 def with_session(record: dict, session: SessionRecord | None) -> dict:
     """A session tool's query record: its memory is the session's (the server answered it)."""
-    if session is None or record["status"] == NOT_APPLICABLE:
+    if session is None or record["status"] in (NOT_APPLICABLE, STOPPED):
         return record
     peak = max(record["peak_rss_kib"], session.peak_rss_kib)
     return {**record, **session.as_record(), "peak_rss_kib": peak, "rss_source": "session"}
@@ -59,21 +61,28 @@ def main(smk) -> None:
     records = []
     setup = SearchSetup.of_job(smk, smk.params.timeout)
     tool = setup.tool
+    stop_after = HealthRule.of_config(smk.params.tool_health).stop_after
+
+    def ask(query) -> tuple[SearchResult, bool]:
+        """One query: not asked outside the tool's languages, else plain or fast."""
+        right = right_paths(qrels.get(query.qid, {}))
+        if not covers(tool.spec, query.language):
+            return not_run(), False
+        if fast is None:
+            return run_tool(setup, query.query, right, known, query.decl_line), False
+        holders = containing.get(query.qid, set())
+        return run_fast(setup, query.query, fast, holders, right, known, query.decl_line)
+
     # A language server on a corpus with none of its languages is never started.
     asked = any(covers(tool.spec, query.language) for query in queries)
     with tool_session(setup) if asked else nullcontext((setup, [])) as (setup, sessions):
-        for number, query in enumerate(queries, start=1):
-            right = right_paths(qrels.get(query.qid, {}))
-            if not covers(tool.spec, query.language):
-                result, used_fast = not_applicable(), False
-            elif fast is None:
-                result = run_tool(setup, query.query, right, known, query.decl_line)
-                used_fast = False
-            else:
-                holders = containing.get(query.qid, set())
-                result, used_fast = run_fast(
-                    setup, query.query, fast, holders, right, known, query.decl_line
-                )
+        # After stop_after consecutive errors or timeouts the rest is not run (status
+        # stopped): a hanging tool costs stop_after timeouts, not one per query.
+        for number, (query, outcome) in enumerate(until_stopped(queries, ask, stop_after), 1):
+            if outcome is None:
+                status = STOPPED if covers(tool.spec, query.language) else NOT_APPLICABLE
+                outcome = not_run(status), False
+            result, used_fast = outcome
             run[query.qid] = [encode_path(p) for p in result.files]
             records.append(
                 {**result_record(query.qid, query.query, result), "fast_path": used_fast}
@@ -88,6 +97,15 @@ def main(smk) -> None:
                 len(result.files),
                 result.elapsed,
             )
+    stopped = sum(r["status"] == STOPPED for r in records)
+    if stopped:
+        logging.warning(
+            "%s stopped after %d consecutive errors or timeouts: %d queries not run "
+            "(status stopped); it is broken on this corpus and track",
+            tool.spec.name,
+            stop_after,
+            stopped,
+        )
     session = sessions[0] if sessions else None
     if session is not None:
         logging.info(

@@ -73,8 +73,10 @@ def language_inference(
     context: Mapping[str, object] | None = None,
     min_queries: int = MIN_QUERIES,
     primary_metric: str = PRIMARY_METRIC,
+    broken: Mapping[str, str] | None = None,
 ) -> dict:
-    """by_language.json content: every declared comparison per language of the queries."""
+    """by_language.json content: every declared comparison per language of the queries.
+    ``broken`` (tool -> why, searchbench.health): its comparisons read ``broken``, out of Holm."""
     if "language" not in scores.columns:
         raise BenchError("scores have no language column; rerun the score rule")
     tools = sorted(set(scores["tool"]))
@@ -87,6 +89,7 @@ def language_inference(
         "resamples": resamples,
         "min_queries": min_queries,
         "primary_metric": primary_metric,
+        "broken": dict(sorted((broken or {}).items())),
     }
     per_query = scores.drop_duplicates("qid")
     languages = per_query.groupby("language")["qid"].count().sort_index()
@@ -111,6 +114,7 @@ def language_inference(
             **dict(context or {}),
             "alpha": alpha,
             "baseline": baseline,
+            "broken_tools": dict(sorted((broken or {}).items())),
             "primary_metric": primary_metric,
             "seed": seed,
             "resamples": resamples,

@@ -26,7 +26,10 @@ files than it has right ones), the per-query differences d = tool - baseline get
   conservatively: nothing detected); ``not detected`` when neither; ``identical`` when the two
   tools score the same on every query and every metric (the same rank of the right file:
   there is no difference to test); ``not evidence`` when n < MIN_QUERIES or when too few
-  queries differ for any result to reach alpha (p_min >= alpha).
+  queries differ for any result to reach alpha (p_min >= alpha); ``broken`` when either
+  tool is broken on this corpus and track (searchbench.health: too many errors, timeouts or
+  unparsable outputs, or stopped early): a tool that failed did not lose, so a broken
+  comparison leaves its Holm family (it must not raise the others' m) and claims nothing.
 
 Families. One comparison has one test and one verdict, in one of four families, each with its
 own Holm adjustment within each (metric, subset):
@@ -216,12 +219,16 @@ def verdict(
     min_queries: int = MIN_QUERIES,
     identical: bool = False,
     applicable: bool = True,
+    broken: bool = False,
 ) -> str:
     """One of VERDICTS; detected only when the interval excludes 0 and p_holm < alpha.
 
     ``identical`` (the two tools score the same on every query and metric) is a fact, not an
     inference, so it holds whatever n is; with no query at all there is nothing to show.
+    ``broken`` (either tool failed too often here) comes first: no other word is a claim.
     """
+    if broken:
+        return Verdict.BROKEN.value
     if applicable is False:
         return Verdict.NOT_APPLICABLE.value
     if identical and n > 0:
@@ -316,6 +323,8 @@ def _subset_qids(scores: pd.DataFrame) -> dict[str, pd.Index]:
 
 def holm_exclusion(comparison: Mapping, alpha: float, min_queries: int = MIN_QUERIES) -> str | None:
     """Why a comparison stays out of its Holm family, or None when it is in it."""
+    if comparison.get("broken"):
+        return f"broken: {comparison['broken']}"
     if not comparison.get("applicable", True):
         return "not applicable: no query in the languages the tool covers"
     if comparison["p_randomization"] is None:
@@ -364,6 +373,7 @@ def adjust_family(
             min_queries,
             identical=c["identical"],
             applicable=c.get("applicable", True),
+            broken=bool(c.get("broken")),
         )
 
 
@@ -379,10 +389,14 @@ def family_comparisons(
     stratum: str = "",
     adjust: bool = True,
     primary_metric: str = PRIMARY_METRIC,
+    broken: Mapping[str, str] | None = None,
 ) -> list[dict]:
     """Every comparison of one family's (tool, reference) pairs on these scores, Holm-adjusted
     within the family unless adjust is False (the caller adjusts a larger family). A stratum
-    (a slice of the queries, e.g. one language) is part of each comparison's random draws."""
+    (a slice of the queries, e.g. one language) is part of each comparison's random draws.
+    ``broken`` (tool -> why, searchbench.health): a pair with a broken tool is still computed
+    (its numbers stay visible) but its verdict is ``broken`` and it is out of Holm."""
+    broken = dict(broken or {})
     subsets = _subset_qids(scores)
     rows = {t: _per_query(scores, t) for t in sorted({t for pair in pairs for t in pair})}
     # A tool is compared only on the queries in the languages it covers (status
@@ -435,10 +449,19 @@ def family_comparisons(
                     applicable=bool(len(both)),
                     not_applicable=int(len(subsets[subset]) - len(qids[subset])),
                 )
+                reason = broken_reason(broken, tool, base)
+                if reason:  # only then: inference.json of a healthy run keeps its keys
+                    result["broken"] = reason
                 comparisons.append(result)
     if adjust:
         adjust_family(comparisons, alpha, min_queries)
     return comparisons
+
+
+def broken_reason(broken: Mapping[str, str], tool: str, base: str) -> str | None:
+    """Why a comparison of tool with base is broken (either tool broken), or None."""
+    reasons = [f"{t} {broken[t]}" for t in (tool, base) if t in broken]
+    return "; ".join(reasons) or None
 
 
 def holm_sizes(comparisons: Sequence[Mapping]) -> dict[str, dict[str, int]]:
@@ -559,6 +582,7 @@ def run_inference(
     context: Mapping[str, str] | None = None,
     min_queries: int = MIN_QUERIES,
     primary_metric: str = PRIMARY_METRIC,
+    broken: Mapping[str, str] | None = None,
 ) -> dict:
     """The content of inference.json for one corpus and track's scores.
 
@@ -567,7 +591,8 @@ def run_inference(
     ``ablations``, variant -> full tool, vs that tool). With all_pairs, ``pairs`` holds every
     unordered pair of tools (diff is the first-named tool minus the second) in the order of
     itertools.combinations: pairs a declared family tests repeat that comparison as it is, the
-    others are the all-pairs family (see the module docstring).
+    others are the all-pairs family (see the module docstring). ``broken`` (tool -> why, from
+    health.tsv): every comparison with a broken tool reads ``broken`` and leaves Holm.
     """
     if not 0.0 < alpha < 1.0:
         raise BenchError(f"alpha = {alpha} must lie strictly between 0 and 1")
@@ -584,6 +609,7 @@ def run_inference(
         "resamples": resamples,
         "min_queries": min_queries,
         "primary_metric": primary_metric,
+        "broken": dict(sorted((broken or {}).items())),
     }
     declared = declared_pairs(tools, baseline, primary, ablations)
     by_family = {
@@ -595,6 +621,7 @@ def run_inference(
             **dict(context or {}),
             "alpha": alpha,
             "baseline": baseline,
+            "broken_tools": dict(sorted((broken or {}).items())),
             "bootstrap": (
                 f"{CONFIDENCE:.0%} percentile bootstrap of the mean paired difference "
                 "(tool - reference), resampling queries with replacement"
@@ -640,7 +667,9 @@ def run_inference(
                 "comparison's family) < alpha; 'tests disagree' when exactly one holds (not "
                 "detected); 'identical' when the two tools score the same on every query and "
                 f"metric; 'not evidence' when n < {min_queries} or too few queries differ for "
-                "any result to reach alpha (p_min >= alpha)"
+                "any result to reach alpha (p_min >= alpha); 'broken' when either tool is "
+                "broken on this corpus and track (broken_tools: it failed too often to be "
+                "measured), which also takes the comparison out of Holm"
             ),
         },
         "comparisons": comparisons,

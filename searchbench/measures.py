@@ -115,6 +115,9 @@ class Verdict(StrEnum):
     IDENTICAL = "identical"
     # The tool covers none of the queries' languages (tools.yaml `languages`): never run.
     NOT_APPLICABLE = "not applicable"
+    # The tool (or the reference) failed too often to be measured here: its errors,
+    # timeouts and unparsable outputs are no loss (searchbench.health).
+    BROKEN = "broken"
 
 
 VERDICTS: tuple[str, ...] = tuple(v.value for v in Verdict)

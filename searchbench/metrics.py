@@ -41,7 +41,10 @@ SCORE_COLUMNS = (
 FLOAT_COLUMNS = METRICS
 INT_COLUMNS = ("rank", "returned", "line_rank", "files_containing")
 NULLABLE_INT_COLUMNS = ("lines_before", "bytes_before")
-FAILED_STATUSES = frozenset({"error", "timeout"})
+# A query a tool's job did not run because the tool had been stopped early (too many
+# consecutive errors or timeouts: searchbench.health) is a failure, like an error.
+STOPPED = "stopped"
+FAILED_STATUSES = frozenset({"error", "timeout", STOPPED})
 # A query outside the languages a tool covers (tools.yaml `languages`) is not run: it scores 0
 # here and is left out of that tool's comparisons and means (searchbench.inference).
 NOT_APPLICABLE = "not-applicable"
@@ -146,7 +149,7 @@ def score_queries(
 ) -> pd.DataFrame:
     """Score one tool's run: one row per query, columns SCORE_COLUMNS, sorted by qid.
 
-    A query whose raw status is error or timeout scores 0 (rank 0, line_rank 0) whatever it
+    A query whose raw status is error, timeout or stopped scores 0 (rank 0, line_rank 0) whatever it
     printed, and keeps its status. lines_before / bytes_before are the raw record's
     lines_before_answer / bytes_before_answer, None (an empty TSV field) when the answer was
     not printed; line_rank is decl_line_rank, 0 when absent. ``returned`` counts the files in

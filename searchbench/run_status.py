@@ -1,11 +1,14 @@
 """How every quality run ended, per corpus, track and tool: a timeout or an error is never
-folded into "not found", so it is counted here and shown in the report."""
+folded into "not found", so it is counted here and shown in the report; and which tools are
+broken where (searchbench.health), with why."""
 
 import json
+import logging
 from collections import Counter
 from pathlib import Path
 
 from searchbench.artifacts import tsv_text
+from searchbench.health import HealthRule, ToolHealth, raw_records, tool_health
 
 STATUS_HEADER = (
     "corpus",
@@ -16,10 +19,15 @@ STATUS_HEADER = (
     "no-match",
     "error",
     "timeout",
+    "stopped",
     "not-applicable",
     "fast_path",
     "leftover_processes",
     "unparsed_lines",
+    "unparsed_no_match",
+    "foreign_paths",
+    "failure_share",
+    "health",
 )
 
 
@@ -40,9 +48,27 @@ def raw_key(path: Path) -> tuple[str, str, str]:
     return path.parents[2].name, path.parents[1].name, path.stem
 
 
-def format_status(raw_paths: list[Path]) -> str:
+def status_row(path: Path, rule: HealthRule) -> tuple[list[object], ToolHealth]:
+    counts = summarize_raw(path)
+    health = tool_health(raw_key(path)[2], raw_records(path), rule)
+    by_health = {
+        "unparsed_no_match": health.unparsed_no_match,
+        "foreign_paths": health.foreign_paths,
+        "failure_share": f"{health.share:.4f}",
+        "health": health.row()[-1],
+    }
+    row = [*raw_key(path), *(by_health.get(k, counts[k]) for k in STATUS_HEADER[3:])]
+    return row, health
+
+
+def format_status(raw_paths: list[Path], rule: HealthRule | None = None) -> str:
+    """run_status.tsv; each broken tool is also logged, one line each (the run goes on)."""
+    rule = rule or HealthRule()
     rows = []
     for path in sorted(raw_paths, key=raw_key):
-        counts = summarize_raw(path)
-        rows.append([*raw_key(path), *(counts[k] for k in STATUS_HEADER[3:])])
+        row, health = status_row(path, rule)
+        if health.broken:
+            corpus, track, tool = raw_key(path)
+            logging.warning("%s is broken on %s/%s: %s", tool, corpus, track, health.reason)
+        rows.append(row)
     return tsv_text(STATUS_HEADER, rows)

@@ -71,6 +71,10 @@ class SearchResult:
     # group (setsid) is neither killed nor counted (README, measurement notes)
     leftover_processes: int = 0
     stdout_sha256: str = ""  # of everything printed: fast-path equivalence compares it
+    # printed paths that are no file of the corpus (or leave it): the query is an error and
+    # they are not in `files` (searchbench.health counts them)
+    foreign_paths: int = 0
+    foreign_path: bytes = b""  # the first of them, for the record
 
 
 def clean_env(cwd: str, tool_env: dict[str, str] | None = None) -> dict[str, str]:
@@ -94,23 +98,59 @@ def clean_env(cwd: str, tool_env: dict[str, str] | None = None) -> dict[str, str
 
 
 def classify(
-    exit_code: int | None, timed_out: bool, lines: int, stderr: bytes, no_match_exit=(1,)
+    exit_code: int | None,
+    timed_out: bool,
+    lines: int,
+    stderr: bytes,
+    no_match_exit=(1,),
+    foreign_paths: int = 0,
 ) -> str:
     """ok / no-match / error / timeout. A crash or a signal is never "not found".
 
     Exit 0 with nothing parsed is no-match (readtags exits 0 when no tag matches). An exit code
     in no_match_exit is no-match only with no output and an empty stderr: ast-grep exits 1 both
-    for "no match" and for errors, and only stderr tells them apart.
+    for "no match" and for errors, and only stderr tells them apart. A printed path that is no
+    file of the corpus makes the query an error whatever the exit: the tool did not search it.
     """
     if timed_out:
         return "timeout"
-    if exit_code is None or exit_code < 0:
+    if foreign_paths or exit_code is None or exit_code < 0:
         return "error"
     if exit_code == 0:
         return "ok" if lines else "no-match"
     if exit_code in no_match_exit and lines == 0 and not stderr.strip():
         return "no-match"
     return "error"
+
+
+def in_corpus(path: bytes, root: bytes) -> bool:
+    """Whether a printed path (relative to the corpus root, already without the root's own
+    absolute prefix) names a file inside the corpus: through a link inside it is fine, `../x`
+    or an absolute path elsewhere is not."""
+    if os.path.isabs(path):
+        return False
+    full = os.path.realpath(os.path.join(root, path))
+    return full.startswith(root + b"/") and os.path.isfile(full)
+
+
+def foreign_files(
+    files: list[bytes], known_paths: set[bytes] | frozenset[bytes] | None, root: bytes
+) -> list[bytes]:
+    """The printed paths that are no file of the corpus: not in its file list (files.tsv)
+    and not a file inside its checkout. None known: nothing is checked (index builds)."""
+    if known_paths is None:
+        return []
+    unknown = [path for path in files if path not in known_paths and not in_corpus(path, root)]
+    if not unknown:
+        return []
+    # A name holding a newline is printed over two lines (parsers: a known limitation): the
+    # line after it reads as the name's tail. That is the corpus's own file, split; not foreign.
+    tails = {
+        b"\n".join(parts[i:])
+        for parts in (path.split(b"\n") for path in known_paths if b"\n" in path)
+        for i in range(1, len(parts))
+    }
+    return [path for path in unknown if path not in tails]
 
 
 def _status_kib(pid: int | str, field: str) -> int:
@@ -355,10 +395,15 @@ def run_search(
         tally.before_lines, tally.before_bytes = tally.lines, tally.nbytes
     rss, rss_source = peak_rss(usage.ru_maxrss, spawn_floor, polled_hwm)
     exit_code = proc.returncode
+    foreign = foreign_files(tally.files, known_paths, root_prefix[:-1])
+    dropped = set(foreign)
+    status = classify(
+        exit_code, timed_out, tally.lines, stderr_head, tuple(no_match_exit), len(foreign)
+    )
     return SearchResult(
         argv=list(argv),
         exit_code=exit_code,
-        status=classify(exit_code, timed_out, tally.lines, stderr_head, tuple(no_match_exit)),
+        status=status,
         timed_out=timed_out,
         elapsed=elapsed,
         user=usage.ru_utime,
@@ -367,7 +412,7 @@ def run_search(
         rss_source=rss_source,
         lines=tally.lines,
         bytes=tally.nbytes,
-        files=tally.files,
+        files=[path for path in tally.files if path not in dropped],
         first_right_line=tally.first_right,
         lines_before_answer=tally.before_lines,
         bytes_before_answer=tally.before_bytes,
@@ -379,6 +424,8 @@ def run_search(
         unparsed=parser.unparsed,
         leftover_processes=leftover,
         stdout_sha256=digest.hexdigest(),
+        foreign_paths=len(foreign),
+        foreign_path=foreign[0] if foreign else b"",
     )
 
 
@@ -427,6 +474,8 @@ def result_record(qid: str, query: str, result: SearchResult) -> dict:
         "unparsed": result.unparsed,
         "leftover_processes": result.leftover_processes,
         "stdout_sha256": result.stdout_sha256,
+        "foreign_paths": result.foreign_paths,
+        "foreign_path": result.foreign_path.decode("utf-8", "backslashreplace"),
         "stderr_head": result.stderr_head.decode("utf-8", "backslashreplace"),
     }
 

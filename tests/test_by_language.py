@@ -16,6 +16,7 @@ from searchbench.by_language import (
     pooled_scores,
 )
 from searchbench.errors import BenchError
+from searchbench.health import HealthRule, health_text, tool_health
 from searchbench.metrics import read_scores, write_scores
 
 ROOT = Path(__file__).parent.parent
@@ -99,10 +100,20 @@ def test_scores_without_a_language_column_are_refused():
 def test_script_writes_identical_files_twice_for_a_corpus_and_for_a_pool(tmp_path):
     write_scores(two_languages("a"), tmp_path / "a.tsv")
     write_scores(two_languages("b"), tmp_path / "b.tsv")
+    # ug is broken on b only (every query timed out): pooled, it is broken, and says where
+    for corpus, ug in (("a", "ok"), ("b", "timeout")):
+        healths = [
+            tool_health(t, [{"status": ug if t == "ug" else "ok"}] * 30, HealthRule())
+            for t in ("rg", "hay", "ug")
+        ]
+        (tmp_path / f"{corpus}.health.tsv").write_text(health_text(healths))
     outputs = []
     for run, inputs in (("one", ["a"]), ("one-again", ["a"]), ("pool", ["a", "b"])):
         smk = SimpleNamespace(
-            input=SimpleNamespace(scores=[str(tmp_path / f"{c}.tsv") for c in inputs]),
+            input=SimpleNamespace(
+                scores=[str(tmp_path / f"{c}.tsv") for c in inputs],
+                health=[str(tmp_path / f"{c}.health.tsv") for c in inputs],
+            ),
             params=SimpleNamespace(
                 corpora=inputs,
                 baseline="rg",
@@ -124,6 +135,11 @@ def test_script_writes_identical_files_twice_for_a_corpus_and_for_a_pool(tmp_pat
     assert outputs[0] == outputs[1] != outputs[2]
     pooled = json.loads(outputs[2])
     assert pooled["metadata"]["corpora"] == ["a", "b"]
+    assert pooled["metadata"]["broken_tools"] == {
+        "ug": "on b: 30 of 30 queries failed (30 timeout), above the 20% allowed"
+    }
+    assert {c["verdict"] for c in pooled["comparisons"] if c["tool"] == "ug"} == {"broken"}
+    assert json.loads(outputs[0])["metadata"]["broken_tools"] == {}
     header = (tmp_path / "pool" / "by_language.tsv").read_text().splitlines()[0]
     assert header.split("\t") == list(LANGUAGE_COLUMNS)
 

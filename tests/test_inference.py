@@ -12,6 +12,7 @@ import pytest
 import scipy.stats
 
 from searchbench.errors import BenchError
+from searchbench.health import HealthRule, health_text, tool_health
 from searchbench.inference import (
     METRICS,
     SUBSETS,
@@ -485,10 +486,14 @@ def test_thirteen_tools_thirty_queries_in_a_few_seconds():
 
 def test_inference_script_writes_identical_files_twice(tmp_path):
     write_scores(_three_tools(), tmp_path / "scores.tsv")
+    healthy = [tool_health(t, [{"status": "ok"}], HealthRule()) for t in ("rg", "hay", "grep")]
+    (tmp_path / "health.tsv").write_text(health_text(healthy))
     outputs = []
     for run in ("a", "b"):
         snakemake = SimpleNamespace(
-            input=SimpleNamespace(scores=str(tmp_path / "scores.tsv")),
+            input=SimpleNamespace(
+                scores=str(tmp_path / "scores.tsv"), health=str(tmp_path / "health.tsv")
+            ),
             params=SimpleNamespace(
                 baseline="rg",
                 seed=SEED,

@@ -360,8 +360,8 @@ def _run_score_script(output: Path, tools=TOOLS, raw_tools=TOOLS):
             runs=[str(FIXTURES / "runs" / f"{t}.run") for t in tools],
             raw=[str(FIXTURES / "raw" / f"{t}.jsonl") for t in raw_tools],
         ),
-        params=SimpleNamespace(baseline="rg"),
-        output=SimpleNamespace(scores=str(output)),
+        params=SimpleNamespace(baseline="rg", tool_health={}),
+        output=SimpleNamespace(scores=str(output), health=str(output.parent / "health.tsv")),
     )
     runpy.run_path(str(ROOT / "scripts" / "score.py"), init_globals={"snakemake": snakemake})
 
@@ -369,7 +369,7 @@ def _run_score_script(output: Path, tools=TOOLS, raw_tools=TOOLS):
 def test_score_script_writes_scores(tmp_path):
     _run_score_script(tmp_path / "scores.tsv")
     assert (tmp_path / "scores.tsv").read_text(encoding="utf-8") == scores_text(_fixture_scores())
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.tsv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["health.tsv", "scores.tsv"]
 
 
 def test_score_script_rejects_misordered_inputs(tmp_path):

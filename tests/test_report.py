@@ -510,6 +510,7 @@ def test_rule_inputs_key_every_path_by_its_wildcards() -> None:
     assert set(code) == set(ARTIFACTS)
     assert set(docs) == {
         "docs_scores",
+        "docs_health",
         "docs_qrels",
         "docs_inference",
         "docs_power",
@@ -627,10 +628,15 @@ def test_run_endings_are_reported_with_timeouts_counted(tmp_path: Path) -> None:
         "1",
         "1",
         "1",
+        "0",
         "1",
         "15",
         "0",
         "0",
+        "0",
+        "0",
+        "0.0690",
+        "ok",
     ]
     out = tmp_path / "report"
     build_report(

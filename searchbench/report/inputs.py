@@ -46,6 +46,7 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
     "timing_host": ("results/{corpus}/timing/{tool}.host.json", "timed tool"),
     "index_cost": ("results/{corpus}/index/{tool}.json", "indexed tool"),
     "scores": ("results/{corpus}/{track}/scores.tsv", "track"),
+    "health": ("results/{corpus}/{track}/health.tsv", "track"),
     "qrels": ("results/{corpus}/{track}/qrels.txt", "track"),
     "inference": ("results/{corpus}/{track}/inference.json", "track"),
     "power": ("results/{corpus}/{track}/power.json", "track"),

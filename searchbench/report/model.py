@@ -11,6 +11,7 @@ from searchbench.artifacts import read_json, read_tsv
 from searchbench.errors import BenchError
 from searchbench.gt_audit import SUMMARY_COLUMNS
 from searchbench.headings import DECLARED_COLUMNS
+from searchbench.health import read_health
 from searchbench.measures import MIN_QUERIES, SUBSETS, primary_metric_of
 from searchbench.metrics import SCORE_COLUMNS
 from searchbench.report.fmt import METRICS, as_float
@@ -81,6 +82,8 @@ class Section:
     ranks: dict[str, list[dict[str, Any]]]  # subset -> records
     cost: dict[str, dict[str, Any]]
     warnings: list[str] = field(default_factory=list)
+    # tool -> its health.tsv row (searchbench.health): failures counted, broken or ok
+    health: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -172,12 +175,14 @@ def read_rows(inputs: ReportInputs, name: str, columns: Sequence[str]) -> dict[s
 def read_sections(inputs: ReportInputs, baseline: str, alpha: float) -> tuple[list, float]:
     """One Section per scores.tsv, with its inference.json; the alpha inference used."""
     inference = {key: load_inference(path) for key, path in inputs.keyed("inference").items()}
+    health = {key: read_health(path) for key, path in inputs.keyed("health").items()}
     sections = []
     for (corpus, track), path in inputs.keyed("scores").items():
         meta, comps = inference.get((corpus, track), ({}, []))
         alpha = float(meta.get("alpha", alpha))
         rows = read_tsv(path, SCORE_COLUMNS)
         sec = build_section(corpus, track, rows, meta, comps, baseline)
+        sec.health = health.get((corpus, track), {})
         if (corpus, track) not in inference:
             sec.warnings.append(
                 f"no inference.json for {corpus}/{track}: differences are not shown"
@@ -234,6 +239,24 @@ def build_model(inputs: ReportInputs) -> Model:
     )
 
 
+# A tool's failures on the section's corpus and track (health.tsv), beside each of its rows.
+HEALTH_FIELDS = (
+    "error",
+    "timeout",
+    "stopped",
+    "unparsed_lines",
+    "unparsed_no_match",
+    "foreign_paths",
+    "failure_share",
+    "health",
+)
+
+
+def health_columns(row: dict[str, str] | None) -> dict[str, str]:
+    """The health fields of one tool's row; empty when the run has no health.tsv."""
+    return {k: (row or {}).get(k, "") for k in HEALTH_FIELDS}
+
+
 def table_rows(sec: Section, subset: str) -> list[dict[str, Any]]:
     """Long-form rows (tool x metric) of one subset's table; baseline rows have no diff.
     ``baseline`` is the comparison's reference: the baseline, or the full tool an ablation
@@ -263,6 +286,7 @@ def table_rows(sec: Section, subset: str) -> list[dict[str, Any]]:
                 "n_eff": None,
                 "verdict": "baseline" if tool == sec.baseline else "",
                 "family": "",
+                **health_columns(sec.health.get(tool)),
             }
             if comp is not None:
                 row.update(

@@ -1,7 +1,10 @@
 """summary.csv: one row per corpus, track, subset, tool and metric; floats repr-exact.
 
 `baseline` is the comparison's reference (an ablation variant's full tool), `family` the
-comparison family it was tested in (primary, secondary, ablation)."""
+comparison family it was tested in (primary, secondary, ablation). The last columns are the
+tool's failures on that corpus and track (health.tsv: error, timeout, stopped queries,
+unparsed lines, no-matches with unparsed lines, printed paths outside the corpus, their share)
+and `health`: ok, or `broken: why` (its verdict then reads `broken`)."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import io
 
 from searchbench.measures import SUBSETS
 from searchbench.report.fmt import fmt_exact
-from searchbench.report.model import Model, table_rows
+from searchbench.report.model import HEALTH_FIELDS, Model, table_rows
 
 CSV_COLUMNS = (
     "corpus",
@@ -31,6 +34,7 @@ CSV_COLUMNS = (
     "p_holm",
     "n_eff",
     "verdict",
+    *HEALTH_FIELDS,
 )
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from searchbench.health import MAX_FAILURE_SHARE, STOP_AFTER
 from searchbench.measures import DETECTED
 from searchbench.report.charts import Page
 from searchbench.report.fmt import esc, fmt_ci, fmt_num, fmt_signed, html_table, md_table
@@ -83,12 +86,14 @@ MARK = {
     "not detected": "",
     "not evidence": "∅",
     "identical": "≡",
+    "broken": "✗ broken",
 }
 MATRIX_NOTE = (
     "Every tool on every corpus and track: the track's primary metric over all queries (MRR; "
     "nDCG@10 on the usage and behavioural tracks), marked by its verdict in its "
     "comparison family (▲ detected better, ▼ detected worse, † tests disagree, ∅ not "
-    "evidence, ≡ identical, no mark: not detected). Each tool is compared with the baseline, "
+    "evidence, ≡ identical, ✗ broken: it failed too often there to be measured, see tool "
+    "health below; no mark: not detected). Each tool is compared with the baseline, "
     "an ablation variant with the full tool it varies (named in its row). Bold: detected."
 )
 
@@ -152,12 +157,69 @@ def matrix_html(model: Model) -> str:
     )
 
 
+HEALTH_HEADER = [
+    "corpus/track",
+    "tool",
+    "asked",
+    "error",
+    "timeout",
+    "stopped",
+    "unparsed lines",
+    "no-match with unparsed lines",
+    "paths outside the corpus",
+    "failure share",
+    "health",
+]
+
+
+def health_rows(model: Model) -> list[list[str]]:
+    """Every tool that failed a query or printed an unparsed line, per corpus and track."""
+    rows = []
+    for sec in model.sections:
+        for tool in sec.tools:
+            h = sec.health.get(tool)
+            if h is None or (h["failures"] == "0" and h["unparsed_lines"] == "0"):
+                continue
+            counts = [h[k] for k in ("asked", "error", "timeout", "stopped", "unparsed_lines")]
+            share = f"{float(h['failure_share']):.0%}"
+            rows.append(
+                [sec.key, tool, *counts, h["unparsed_no_match"], h["foreign_paths"], share]
+                + [h["health"]]
+            )
+    return rows
+
+
+def health_note(model: Model) -> str:
+    rule = model.config.get("tool_health") or {}
+    share = float(rule.get("max_failure_share", MAX_FAILURE_SHARE))
+    stop = int(rule.get("stop_after", STOP_AFTER))
+    return (
+        "Tool health: a failed query is no loss. Failures are errors (a printed path that is no "
+        "file of the corpus is one), timeouts, queries not run after an early stop, and "
+        "no-matches whose output had unparsed lines. Above "
+        f"{share:.0%} of its queries failing on a corpus and track, or stopped after {stop} "
+        "consecutive errors or timeouts, a tool is broken there: it takes no verdict (✗ "
+        "broken) and leaves its Holm family. Every tool not listed failed no query and printed "
+        "no unparsed line."
+    )
+
+
+def health_parts(model: Model, table: Callable[[list[str], list[list[str]]], str]) -> list[str]:
+    """The tool-health note and table (or the words that no tool failed)."""
+    if not any(sec.health for sec in model.sections):
+        return []  # a run without health.tsv (before it existed): nothing to say
+    rows = health_rows(model)
+    return [health_note(model), table(HEALTH_HEADER, rows) if rows else "No tool failed.\n"]
+
+
 def html(page: Page) -> list[str]:
     model = page.model
+    health = health_parts(model, html_table)
     return [
         '<h2 id="overview">Overview</h2>',
         f"<p>{esc(MATRIX_NOTE)}</p>",
         matrix_html(model),
+        *([f'<p id="tool-health">{esc(health[0])}</p>', health[1]] if health else []),
         f"<p>{esc(overview_note(model))}</p>",
         html_table(OVERVIEW_HEADER, overview_rows(model)),
     ]
@@ -165,10 +227,12 @@ def html(page: Page) -> list[str]:
 
 def markdown(model: Model) -> list[str]:
     header, rows = matrix(model)
+    health = health_parts(model, md_table)
     return [
         "## Overview\n",
         MATRIX_NOTE + "\n",
         md_table(header, [[f"**{t}**" if b else t for t, b in row] for row in rows]),
+        *([health[0] + "\n", health[1]] if health else []),
         overview_note(model) + "\n",
         md_table(OVERVIEW_HEADER, overview_rows(model)),
     ]

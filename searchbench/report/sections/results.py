@@ -93,6 +93,28 @@ def language_caveats(model: Model, sec: Section) -> dict[str, tuple[str, str]]:
     return caveats
 
 
+def row_caveats(model: Model, sec: Section) -> dict[str, tuple[str, str]]:
+    """Every tool's caveat: the languages it was asked about, and whether it is broken."""
+    caveats = language_caveats(model, sec)
+    return {**caveats, **broken_caveats(sec, caveats)}
+
+
+def broken_caveats(sec: Section, caveats: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """Tools broken on this corpus and track (health.tsv): the row says so, the note why."""
+    out = {}
+    for tool in sec.tools:
+        health = (sec.health.get(tool) or {}).get("health", "")
+        if not health.startswith("broken: "):
+            continue
+        text = (
+            f"{tool}: broken here: {health.removeprefix('broken: ')}. A failed query is no "
+            "loss: it takes no verdict and leaves its Holm family; its mean is as measured."
+        )
+        before = caveats.get(tool, ("", ""))[1]
+        out[tool] = ("broken", f"{before} {text}".strip())
+    return out
+
+
 def compared_in(sec: Section, tool: str) -> str:
     """Where a tool's row was tested: 'primary vs rg', 'ablation vs hay', 'baseline'."""
     if tool == sec.baseline:
@@ -282,7 +304,7 @@ def html(page: Page, sec: Section) -> list[str]:
     holm = holm_note(meta, sec.baseline)
     out += [f'<p class="note">{esc(holm)}</p>'] if holm else []
     out += [f'<p class="warn">{esc(w)}</p>' for w in sec.warnings]
-    caveats = language_caveats(model, sec)
+    caveats = row_caveats(model, sec)
     out += [f'<p class="note caveat">{esc(text)}</p>' for _, text in caveats.values()]
     for subset in SUBSETS:
         title = "All queries" if subset == "all" else "Discriminating queries (not trivial)"
@@ -298,7 +320,7 @@ def markdown(model: Model, sec: Section) -> list[str]:
     if note:
         out.append(f"**{note}**\n")
     out.append(subset_note(sec) + "\n")
-    caveats = language_caveats(model, sec)
+    caveats = row_caveats(model, sec)
     out += [f"{text}\n" for _, text in caveats.values()]
     for subset in SUBSETS:
         rows = table_rows(sec, subset)
