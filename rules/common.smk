@@ -37,6 +37,10 @@ from searchbench.configcheck import (  # noqa: E402
     unknown_target_pattern,
 )
 from searchbench.corpora import directory_revision, is_local_git  # noqa: E402
+from searchbench.preflight import (
+    default_configfile,
+    target_configfile_line,
+)  # noqa: E402
 from searchbench.codehash import script_code_hash  # noqa: E402
 from searchbench.errors import BenchError  # noqa: E402
 from searchbench.artifacts import (
@@ -71,9 +75,13 @@ def stop(line: str) -> NoReturn:
 
 
 def _check_unique_keys() -> None:
-    """Snakemake's YAML loading keeps the last of two equal keys (a second `seed:`)."""
-    files = workflow.config_settings.configfiles or [BASEDIR / "config" / "config.yaml"]
-    for path in files:
+    """Snakemake's YAML loading keeps the last of two equal keys (a second `seed:`); a target
+    typed after --configfile that parsed as YAML is no configuration."""
+    given = workflow.config_settings.configfiles
+    target = target_configfile_line(given, Path.cwd())
+    if target:
+        stop(target)
+    for path in given or [default_configfile(BASEDIR)]:
         try:
             load_yaml_unique(Path(path))
         except ValueError as err:
@@ -114,6 +122,8 @@ for _tool, _why in sorted(config["skip_tools"].items()):
         "unavailable": f"not run in this configuration: {_why}",
     }
 LANGUAGES = _side_file(config["languages_file"])
+# The jobs read the file the checks above read (with --directory, the workflow's own copy).
+LANGUAGES_FILE = str(side_file_path(config["languages_file"], BASEDIR))
 DOCS_TOKENS_FILE = side_file_path(config["docs"]["tokens_file"], BASEDIR)
 DOCS_TOKENS = _side_file(config["docs"]["tokens_file"])["tokens"]
 _validate({"tokens": DOCS_TOKENS}, DOCS_TOKENS_SCHEMA, config["docs"]["tokens_file"])
