@@ -70,8 +70,11 @@ TRACKS = list(TRACK_NAMES)
 
 def stop(line: str) -> NoReturn:
     """End the run before any job with one line (a WorkflowError here would add Snakemake's
-    traceback lines to it)."""
-    sys.exit(line)
+    traceback lines to it). Printed first: in an input function evaluated after a checkpoint,
+    Snakemake's scheduler catches the exit (it cancels the running jobs cleanly) and would drop
+    the line."""
+    print(line, file=sys.stderr, flush=True)
+    sys.exit(1)
 
 
 def _check_unique_keys() -> None:
@@ -450,6 +453,48 @@ def is_measured(corpus: str, track: str) -> bool:
     with open(queries, encoding="utf-8") as handle:
         drawn = sum(1 for _ in handle) - 1
     return drawn >= config[track]["min_queries"]
+
+
+def unmeasured_line(corpus: str, track: str) -> str | None:
+    """Why a track is not measured on a corpus, as one line; None when it is (only a drawn
+    track's checkpoint is waited on, as in is_measured)."""
+    if track not in offered_tracks(corpus):
+        why = (
+            "behaviour.logs is not set"
+            if not BEHAVIOUR_LOGS
+            else f"corpus {corpus} has no `behaviour:` entry"
+        )
+        return (
+            f"the behaviour track is not measured on corpus {corpus}: {why} (docs/behaviour.md); "
+            f"its tracks: {', '.join(offered_tracks(corpus))}"
+        )
+    if is_measured(corpus, track):
+        return None
+    queries = track_checkpoint(track).get(corpus=corpus).output.queries
+    with open(queries, encoding="utf-8") as handle:
+        drawn = sum(1 for _ in handle) - 1
+    return (
+        f"the {track} track is not measured on corpus {corpus}: {drawn} {track} queries drawn, "
+        f"fewer than {track}.min_queries ({config[track]['min_queries']}), so no tool runs on "
+        f"it (results/{corpus}/{track}/funnel.tsv says where candidates were lost)"
+    )
+
+
+def on_measured_track(wildcards) -> list[str]:
+    """Input function of a track's searches: asking for a result of a track that is not
+    measured on the corpus (through any target downstream) stops with one line, instead of
+    scoring no queries and failing later with a misleading error."""
+    line = unmeasured_line(wildcards.corpus, wildcards.track)
+    if line:
+        stop(line)
+    return []
+
+
+def behaviour_offered(wildcards) -> list[str]:
+    """Input function of the behavioural queries: only a corpus with transcripts has them."""
+    if wildcards.corpus not in BEHAVIOUR_CORPORA:
+        stop(unmeasured_line(wildcards.corpus, "behaviour"))
+    return []
 
 
 def measured_tracks(corpus: str) -> list[str]:

@@ -128,6 +128,7 @@ checkpoint behaviour_queries:
         corpus="results/{corpus}/corpus.json",
         files="results/{corpus}/files.tsv",
         mined="results/transcripts/mined.tsv",
+        offered=behaviour_offered,
     output:
         queries="results/{corpus}/behaviour/queries.tsv",
         qrels="results/{corpus}/behaviour/qrels.txt",

@@ -303,3 +303,38 @@ def test_good_config_files_and_targets_before_them_pass_the_preflight(tmp_path):
     ):
         proc = _preflight(tmp_path, *args)
         assert proc.returncode == 0 and not proc.stderr, (args, proc.stderr)
+
+
+def test_a_track_the_corpus_does_not_measure_stops_with_why(tmp_path):
+    """results/mini/docs/inference.json for a corpus with no documentation: its queries are
+    drawn (none), then the run stops naming the track and why; it ran searches on no query
+    and failed in inference with "set 'baseline'"."""
+    config = _config(tmp_path / "corpus")
+    config["tools"] = {k: v for k, v in _tools_with().items() if k in ("rg", "hay")}
+    config["primary"] = ["hay"]
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "a.c").write_text("int ring_reset(void) { return 0; }\n")
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    target = "results/mini/docs/inference.json"
+    expected = (
+        "the docs track is not measured on corpus mini: 0 docs queries drawn, fewer than "
+        "docs.min_queries (30), so no tool runs on it (results/mini/docs/funnel.tsv says where "
+        "candidates were lost)"
+    )
+    first = _snakemake(tmp_path, target, "--configfile", "config.yaml", "--cores", "2")
+    assert first.returncode == 1
+    assert expected in first.stderr.splitlines(), first.stderr[-3000:]
+    assert not (tmp_path / "results" / "mini" / "docs" / "runs").exists()
+    assert not (tmp_path / "results" / "mini" / "docs" / "scores.tsv").exists()
+    # once drawn, it stops before any job with that line last
+    again = _snakemake(tmp_path, target, "--configfile", "config.yaml")
+    assert again.returncode == 1 and again.stderr.strip().splitlines()[-1] == expected
+
+
+def test_the_behaviour_track_without_transcripts_stops_with_why(tmp_path):
+    proc = _dry_run_targets(tmp_path, "results/mini/behaviour/inference.json")
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "the behaviour track is not measured on corpus mini: behaviour.logs is not set "
+        "(docs/behaviour.md); its tracks: code, docs, usage"
+    ), proc.stderr[-2000:]
