@@ -69,7 +69,7 @@ TRACKS = list(TRACK_NAMES)
 
 
 def stop(line: str) -> NoReturn:
-    """End the run before any job with one line (a WorkflowError here would add Snakemake's
+    """End the run (before any job, or after a checkpoint) with one line (a WorkflowError here would add Snakemake's
     traceback lines to it). Printed first: in an input function evaluated after a checkpoint,
     Snakemake's scheduler catches the exit (it cancels the running jobs cleanly) and would drop
     the line."""
@@ -449,10 +449,14 @@ def is_measured(corpus: str, track: str) -> bool:
         return True
     if track not in offered_tracks(corpus):
         return False
+    return drawn_queries(corpus, track) >= config[track]["min_queries"]
+
+
+def drawn_queries(corpus: str, track: str) -> int:
+    """How many queries an optional track's checkpoint drew for a corpus (it waits on it)."""
     queries = track_checkpoint(track).get(corpus=corpus).output.queries
     with open(queries, encoding="utf-8") as handle:
-        drawn = sum(1 for _ in handle) - 1
-    return drawn >= config[track]["min_queries"]
+        return sum(1 for _ in handle) - 1
 
 
 def unmeasured_line(corpus: str, track: str) -> str | None:
@@ -470,9 +474,7 @@ def unmeasured_line(corpus: str, track: str) -> str | None:
         )
     if is_measured(corpus, track):
         return None
-    queries = track_checkpoint(track).get(corpus=corpus).output.queries
-    with open(queries, encoding="utf-8") as handle:
-        drawn = sum(1 for _ in handle) - 1
+    drawn = drawn_queries(corpus, track)
     return (
         f"the {track} track is not measured on corpus {corpus}: {drawn} {track} queries drawn, "
         f"fewer than {track}.min_queries ({config[track]['min_queries']}), so no tool runs on "
