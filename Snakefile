@@ -1,14 +1,20 @@
 # The code-search ranking benchmark. Where every number comes from: `snakemake --dag`.
+import sys
+
 from snakemake.utils import min_version
 
 min_version("9.0")
 
+sys.path.insert(0, workflow.basedir)
+
+from searchbench.preflight import default_configfile  # noqa: E402
 
 # A --configfile names a complete configuration (config/kernel.yaml, config/seed.yaml, or a
-# test's); merging it over the default would silently add the default corpora to it.
+# test's); merging it over the default would silently add the default corpora to it. Without
+# one, config/config.yaml of the working directory, else the workflow's (`--directory OTHER`).
 if not workflow.config_settings.configfiles:
 
-    configfile: "config/config.yaml"
+    configfile: default_configfile(workflow.basedir)
 
 
 report: "report/workflow.rst"

@@ -37,6 +37,10 @@ from searchbench.configcheck import (  # noqa: E402
     unknown_target_pattern,
 )
 from searchbench.corpora import directory_revision, is_local_git  # noqa: E402
+from searchbench.preflight import (
+    default_configfile,
+    target_configfile_line,
+)  # noqa: E402
 from searchbench.codehash import script_code_hash  # noqa: E402
 from searchbench.errors import BenchError  # noqa: E402
 from searchbench.artifacts import (
@@ -65,15 +69,22 @@ TRACKS = list(TRACK_NAMES)
 
 
 def stop(line: str) -> NoReturn:
-    """End the run before any job with one line (a WorkflowError here would add Snakemake's
-    traceback lines to it)."""
-    sys.exit(line)
+    """End the run (before any job, or after a checkpoint) with one line (a WorkflowError here would add Snakemake's
+    traceback lines to it). Printed first: in an input function evaluated after a checkpoint,
+    Snakemake's scheduler catches the exit (it cancels the running jobs cleanly) and would drop
+    the line."""
+    print(line, file=sys.stderr, flush=True)
+    sys.exit(1)
 
 
 def _check_unique_keys() -> None:
-    """Snakemake's YAML loading keeps the last of two equal keys (a second `seed:`)."""
-    files = workflow.config_settings.configfiles or [BASEDIR / "config" / "config.yaml"]
-    for path in files:
+    """Snakemake's YAML loading keeps the last of two equal keys (a second `seed:`); a target
+    typed after --configfile that parsed as YAML is no configuration."""
+    given = workflow.config_settings.configfiles
+    target = target_configfile_line(given, Path.cwd())
+    if target:
+        stop(target)
+    for path in given or [default_configfile(BASEDIR)]:
         try:
             load_yaml_unique(Path(path))
         except ValueError as err:
@@ -114,6 +125,8 @@ for _tool, _why in sorted(config["skip_tools"].items()):
         "unavailable": f"not run in this configuration: {_why}",
     }
 LANGUAGES = _side_file(config["languages_file"])
+# The jobs read the file the checks above read (with --directory, the workflow's own copy).
+LANGUAGES_FILE = str(side_file_path(config["languages_file"], BASEDIR))
 DOCS_TOKENS_FILE = side_file_path(config["docs"]["tokens_file"], BASEDIR)
 DOCS_TOKENS = _side_file(config["docs"]["tokens_file"])["tokens"]
 _validate({"tokens": DOCS_TOKENS}, DOCS_TOKENS_SCHEMA, config["docs"]["tokens_file"])
@@ -436,10 +449,54 @@ def is_measured(corpus: str, track: str) -> bool:
         return True
     if track not in offered_tracks(corpus):
         return False
+    return drawn_queries(corpus, track) >= config[track]["min_queries"]
+
+
+def drawn_queries(corpus: str, track: str) -> int:
+    """How many queries an optional track's checkpoint drew for a corpus (it waits on it)."""
     queries = track_checkpoint(track).get(corpus=corpus).output.queries
     with open(queries, encoding="utf-8") as handle:
-        drawn = sum(1 for _ in handle) - 1
-    return drawn >= config[track]["min_queries"]
+        return sum(1 for _ in handle) - 1
+
+
+def unmeasured_line(corpus: str, track: str) -> str | None:
+    """Why a track is not measured on a corpus, as one line; None when it is (only a drawn
+    track's checkpoint is waited on, as in is_measured)."""
+    if track not in offered_tracks(corpus):
+        why = (
+            "behaviour.logs is not set"
+            if not BEHAVIOUR_LOGS
+            else f"corpus {corpus} has no `behaviour:` entry"
+        )
+        return (
+            f"the behaviour track is not measured on corpus {corpus}: {why} (docs/behaviour.md); "
+            f"its tracks: {', '.join(offered_tracks(corpus))}"
+        )
+    if is_measured(corpus, track):
+        return None
+    drawn = drawn_queries(corpus, track)
+    return (
+        f"the {track} track is not measured on corpus {corpus}: {drawn} {track} queries drawn, "
+        f"fewer than {track}.min_queries ({config[track]['min_queries']}), so no tool runs on "
+        f"it (results/{corpus}/{track}/funnel.tsv says where candidates were lost)"
+    )
+
+
+def on_measured_track(wildcards) -> list[str]:
+    """Input function of a track's searches: asking for a result of a track that is not
+    measured on the corpus (through any target downstream) stops with one line, instead of
+    scoring no queries and failing later with a misleading error."""
+    line = unmeasured_line(wildcards.corpus, wildcards.track)
+    if line:
+        stop(line)
+    return []
+
+
+def behaviour_offered(wildcards) -> list[str]:
+    """Input function of the behavioural queries: only a corpus with transcripts has them."""
+    if wildcards.corpus not in BEHAVIOUR_CORPORA:
+        stop(unmeasured_line(wildcards.corpus, "behaviour"))
+    return []
 
 
 def measured_tracks(corpus: str) -> list[str]:

@@ -16,7 +16,7 @@ rule fetch_corpus:
         "../envs/tools.yaml"
     params:
         spec=lambda wildcards: corpus_spec(wildcards.corpus),
-        languages_file=config["languages_file"],
+        languages_file=LANGUAGES_FILE,
         # A local repository is pinned at its HEAD, a directory by its content: a new commit
         # or an edited file refetches that corpus.
         rerun_on_local_revision=lambda wildcards: local_revision(wildcards.corpus),

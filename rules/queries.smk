@@ -128,6 +128,7 @@ checkpoint behaviour_queries:
         corpus="results/{corpus}/corpus.json",
         files="results/{corpus}/files.tsv",
         mined="results/transcripts/mined.tsv",
+        offered=behaviour_offered,
     output:
         queries="results/{corpus}/behaviour/queries.tsv",
         qrels="results/{corpus}/behaviour/qrels.txt",
@@ -167,7 +168,7 @@ rule uses:
     threads: 2
     params:
         rules_dir=lambda wildcards, input: str(Path(input.rules[0]).parent),
-        languages_file=config["languages_file"],
+        languages_file=LANGUAGES_FILE,
         max_parse_bytes=config["max_parse_bytes"],
         max_line_bytes=config["max_line_bytes"],
         rerun_on_code=code_hash("uses"),

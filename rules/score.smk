@@ -41,6 +41,8 @@ rule inference:
         alpha=config["alpha"],
         resamples=config["resamples"],
         min_queries=config["min_queries"],
+        # the tools scored on the track: each must have rows (a cut scores.tsv loses some)
+        tools=lambda wildcards: track_params(wildcards)["tools"],
         primary=lambda wildcards: track_params(wildcards)["primary"],
         ablations=lambda wildcards: track_params(wildcards)["ablations"],
         # Every pair no declared family tests, for the report's pairwise table (all-pairs).

@@ -8,6 +8,7 @@ rule search:
         tool="results/tools/{tool}.json",
         index=tool_index,
         on_track=on_tool_track,
+        measured=on_measured_track,
     output:
         run="results/{corpus}/{track}/runs/{tool}.run",
         raw="results/{corpus}/{track}/raw/{tool}.jsonl",

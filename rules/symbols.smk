@@ -23,7 +23,7 @@ rule symbols_shard:
     threads: 2
     params:
         rules_dir=lambda wildcards, input: str(Path(input.rules[0]).parent),
-        languages_file=config["languages_file"],
+        languages_file=LANGUAGES_FILE,
         max_parse_bytes=config["max_parse_bytes"],
         max_line_bytes=config["max_line_bytes"],
         rerun_on_code=code_hash("symbols"),

@@ -3,15 +3,18 @@
 from searchbench.health import broken_tools, read_health
 from searchbench.inference import run_inference, write_inference
 from searchbench.measures import primary_metric_of
-from searchbench.metrics import read_scores
+from searchbench.metrics import check_scored_tools, read_scores
 from searchbench.scriptmain import run_script  # noqa: E402
 
 
 def main(smk) -> None:
     params = smk.params
     context = {key: str(value) for key, value in smk.wildcards.items()}
+    scores = read_scores(smk.input.scores)
+    # the rule names the track's tools; the baseline at least is always scored
+    check_scored_tools(scores, smk.input.scores, list(getattr(params, "tools", [params.baseline])))
     result = run_inference(
-        read_scores(smk.input.scores),
+        scores,
         baseline=params.baseline,
         seed=int(params.seed),
         alpha=float(params.alpha),

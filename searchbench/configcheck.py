@@ -42,22 +42,37 @@ class UniqueKeyLoader(yaml.SafeLoader):
                 continue  # `<<: *entry`: its keys may be overridden here, as YAML means
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
-                line = key_node.start_mark.line + 1
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} appears twice (line {line}); keep one", None
+                    None, None, f"key {key!r} appears twice; keep one", key_node.start_mark
                 )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
 
+def yaml_error_line(path: str | os.PathLike, err: yaml.YAMLError) -> str:
+    """`FILE:LINE:COLUMN: not valid YAML (what is wrong)` (1-based, as editors count); a
+    problem YAML does not place (a duplicate key names its line itself) has no position."""
+    first = str(err).strip().splitlines()[0] if str(err).strip() else "invalid"
+    what = getattr(err, "problem", None) or first
+    # "while parsing a flow sequence" and where it began: often the line to fix (an unclosed `[`)
+    context, began = getattr(err, "context", None), getattr(err, "context_mark", None)
+    if context and began is not None:
+        what += f" ({context} begun at {began.line + 1}:{began.column + 1})"
+    mark = getattr(err, "problem_mark", None)
+    where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else f"{path}"
+    return f"{where}: not valid YAML: {what}; fix the file"
+
+
 def load_yaml_unique(path: Path) -> object:
     """Parse a YAML file, refusing duplicate keys; one-line ValueError on any problem."""
     try:
-        return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=UniqueKeyLoader)
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path}: not UTF-8 text ({err.reason}); save it as UTF-8") from None
+    try:
+        return yaml.load(text, Loader=UniqueKeyLoader)
     except yaml.YAMLError as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else "invalid"
-        problem = getattr(err, "problem", None) or first
-        raise ValueError(f"{path}: not valid YAML ({problem}); fix the file") from None
+        raise ValueError(yaml_error_line(path, err)) from None
 
 
 def _key_path(error: jsonschema.ValidationError) -> str:

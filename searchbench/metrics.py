@@ -9,6 +9,7 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pandas as pd
 
@@ -262,9 +263,62 @@ def write_scores(frame: pd.DataFrame, path: str | os.PathLike) -> None:
     write_text(path, scores_text(frame))
 
 
+def damaged_scores_line(path: str | os.PathLike, what: str) -> str:
+    """One line for a scores.tsv that is not what the score rule wrote, and how to remake it."""
+    return (
+        f"{path} is truncated or damaged ({what}); delete it and rerun snakemake, which "
+        "rewrites it (rule score)"
+    )
+
+
+def _scores_ending_problem(path: str | os.PathLike) -> str | None:
+    """write_scores ends the file with a newline: an empty file or one ending mid-line was
+    cut while being copied or edited."""
+    path = Path(path)
+    if not path.is_file():
+        return None  # tsv_rows names the missing file
+    size = path.stat().st_size
+    if size == 0:
+        return "it is empty"
+    with open(path, "rb") as handle:
+        handle.seek(size - 1)
+        if handle.read(1) != b"\n":
+            return "its last line is cut short"
+    return None
+
+
+def _scores_grid_problem(frame: pd.DataFrame) -> str | None:
+    """The score rule writes one row per query for every tool: no rows, or a tool with fewer
+    queries than another, is a file cut short."""
+    if frame.empty:
+        return "it has a header and no rows"
+    queries = frame.groupby("tool", sort=True)["qid"].agg(frozenset)
+    every = frozenset().union(*queries)
+    for tool, qids in queries.items():
+        if qids != every:
+            return f"tool {tool} has {len(qids)} of the {len(every)} queries"
+    return None
+
+
+def check_scored_tools(frame: pd.DataFrame, path: str | os.PathLike, tools: Sequence[str]) -> None:
+    """The tools the score rule scored for this track must all have rows: a file cut at a
+    row boundary loses the last tools (rows are sorted by tool) and would read as a run
+    without them, or as a missing baseline."""
+    missing = sorted(set(tools) - set(frame["tool"]))
+    if missing:
+        raise BenchError(damaged_scores_line(path, f"no rows of {', '.join(missing)}"))
+
+
 def read_scores(path: str | os.PathLike) -> pd.DataFrame:
-    """Read scores.tsv with explicit types (qid/tool/status as text, never as NaN)."""
+    """Read scores.tsv with explicit types (qid/tool/status as text, never as NaN); a file
+    cut short (empty, ending mid-line, a tool with fewer queries) stops with one line."""
+    ending = _scores_ending_problem(path)
+    if ending:
+        raise BenchError(damaged_scores_line(path, ending))
     frame = read_tsv_frame(path, SCORE_COLUMNS)
+    grid = _scores_grid_problem(frame)
+    if grid:
+        raise BenchError(damaged_scores_line(path, grid))
     for column in FLOAT_COLUMNS:
         frame[column] = frame[column].astype(float)
     for column in INT_COLUMNS:

@@ -184,3 +184,157 @@ def test_a_skipped_tool_is_not_run_and_is_listed_with_its_reason(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "code/runs/rg.run" in proc.stdout and "code/runs/grep.run" not in proc.stdout
     assert "results/tools/grep.json" in proc.stdout  # its record says why (tools skipped)
+
+
+# Issue 37 item 7: errors that came late or named the wrong fix.
+
+
+def _snakemake(workdir: Path, *args: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    cmd = [
+        *(sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")),
+        *("-d", str(workdir), "--workflow-profile", "none", "--cores", "1", *args),
+    ]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=workdir)
+
+
+def test_a_run_in_another_directory_reads_the_files_its_checks_read(tmp_path):
+    """`--directory OTHER` with the default side-file names (config/languages.yaml, relative):
+    the checks found the workflow's copies, and the first job must read the same ones."""
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "a.c").write_text("int ring_reset(void) { return 0; }\n")
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(_config(tmp_path / "corpus")))
+    proc = _snakemake(
+        tmp_path, "results/mini/files.tsv", "--configfile", str(tmp_path / "config.yaml")
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "a.c" in (tmp_path / "results" / "mini" / "files.tsv").read_text()
+
+
+def test_without_a_configfile_another_directory_runs_the_workflows_default(tmp_path):
+    proc = _snakemake(tmp_path, "-n", "results/tools.json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "tools_json" in proc.stdout
+
+
+def test_a_yaml_error_in_the_default_configuration_names_file_line_and_column(tmp_path):
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "config.yaml").write_text(
+        "seed: 7\nqueries_per_corpus: [3\nbaseline: rg\n"
+    )
+    proc = _snakemake(tmp_path, "-n")
+    assert proc.returncode == 1
+    output = (proc.stdout + proc.stderr).strip()
+    assert output == (
+        "config error: config/config.yaml:3:9: not valid YAML: expected ',' or ']', but got ':' "
+        "(while parsing a flow sequence begun at 2:21); fix the file"
+    ), output
+
+
+def test_a_parsable_target_after_configfile_stops_with_the_order_to_use(tmp_path):
+    """`--configfile my.yaml results/...`: argparse gives the target to --configfile; one that
+    parses as YAML (a run.yaml) would be merged into the configuration."""
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "my.yaml").write_text(yaml.safe_dump(_config(tmp_path / "corpus")))
+    (tmp_path / "results" / "mini").mkdir(parents=True)
+    (tmp_path / "results" / "mini" / "x.run.yaml").write_text("tool: rg\n")
+    args = ("-n", "--configfile", str(tmp_path / "my.yaml"), "results/mini/x.run.yaml")
+    proc = _snakemake(tmp_path, *args)
+    assert proc.returncode == 1
+    assert (proc.stdout + proc.stderr).strip() == (
+        "config error: --configfile took results/mini/x.run.yaml as a config file (it reads every "
+        "name after it, up to the next option): put targets before --configfile, or write "
+        "--configfile=my.yaml"
+    )
+
+
+def _preflight(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "searchbench.preflight", *args]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("files", "args", "expected"),
+    [
+        (  # Snakemake: a FileNotFoundError traceback
+            {},
+            ("--cores", "1", "--configfile", "mine.yaml"),
+            "config error: config file mine.yaml does not exist; fix the path "
+            "(config/ holds config.yaml, kernel.yaml and seed.yaml)",
+        ),
+        (  # Snakemake: "Config file is not valid JSON or YAML." (no file, no line)
+            {"mine.yaml": "seed: 7\ncorpora:\n  a: {source: x\n  b: 1\n"},
+            ("--configfile", "mine.yaml", "-n"),
+            "config error: mine.yaml:4:4: not valid YAML: expected ',' or '}', but got ':' "
+            "(while parsing a flow mapping begun at 3:6); fix the file",
+        ),
+        (  # Snakemake: a FileNotFoundError traceback naming the target
+            {"mine.yaml": "seed: 7\n"},
+            ("--configfile", "mine.yaml", "results/mini/done.txt"),
+            "config error: --configfile took results/mini/done.txt as a config file (it reads "
+            "every name after it, up to the next option): put targets before --configfile, "
+            "or write --configfile=mine.yaml",
+        ),
+        (  # a list at the top level: Snakemake says "keys at top level", naming no file
+            {"mine.yaml": "- seed\n"},
+            ("--configfile=mine.yaml",),
+            "config error: mine.yaml is not a configuration (its top level is no mapping of "
+            "keys such as seed and corpora); see config/config.yaml",
+        ),
+    ],
+)
+def test_config_files_snakemake_cannot_read_are_one_line_before_it_runs(
+    tmp_path, files, args, expected
+):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    proc = _preflight(tmp_path, *args)
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == expected and not proc.stdout
+
+
+def test_good_config_files_and_targets_before_them_pass_the_preflight(tmp_path):
+    (tmp_path / "mine.yaml").write_text("seed: 7\n")
+    for args in (
+        ("results/mini/done.txt", "--configfile", "mine.yaml", "--cores", "2"),
+        ("--configfile=mine.yaml", "results/mini/done.txt"),
+        ("--configfile", "mine.yaml", "--", "results/mini/done.txt"),
+        ("--cores", "1"),
+    ):
+        proc = _preflight(tmp_path, *args)
+        assert proc.returncode == 0 and not proc.stderr, (args, proc.stderr)
+
+
+def test_a_track_the_corpus_does_not_measure_stops_with_why(tmp_path):
+    """results/mini/docs/inference.json for a corpus with no documentation: its queries are
+    drawn (none), then the run stops naming the track and why; it ran searches on no query
+    and failed in inference with "set 'baseline'"."""
+    config = _config(tmp_path / "corpus")
+    config["tools"] = {k: v for k, v in _tools_with().items() if k in ("rg", "hay")}
+    config["primary"] = ["hay"]
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "a.c").write_text("int ring_reset(void) { return 0; }\n")
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    target = "results/mini/docs/inference.json"
+    expected = (
+        "the docs track is not measured on corpus mini: 0 docs queries drawn, fewer than "
+        "docs.min_queries (30), so no tool runs on it (results/mini/docs/funnel.tsv says where "
+        "candidates were lost)"
+    )
+    first = _snakemake(tmp_path, target, "--configfile", "config.yaml", "--cores", "2")
+    assert first.returncode == 1
+    assert expected in first.stderr.splitlines(), first.stderr[-3000:]
+    assert not (tmp_path / "results" / "mini" / "docs" / "runs").exists()
+    assert not (tmp_path / "results" / "mini" / "docs" / "scores.tsv").exists()
+    # once drawn, it stops before any job with that line last
+    again = _snakemake(tmp_path, target, "--configfile", "config.yaml")
+    assert again.returncode == 1 and again.stderr.strip().splitlines()[-1] == expected
+
+
+def test_the_behaviour_track_without_transcripts_stops_with_why(tmp_path):
+    proc = _dry_run_targets(tmp_path, "results/mini/behaviour/inference.json")
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "the behaviour track is not measured on corpus mini: behaviour.logs is not set "
+        "(docs/behaviour.md); its tracks: code, docs, usage"
+    ), proc.stderr[-2000:]

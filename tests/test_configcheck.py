@@ -64,7 +64,9 @@ def test_a_source_without_kind_is_reported_as_missing_kind():
 def test_duplicate_yaml_keys_are_refused(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text("seed: 1\nqueries_per_corpus: 3\nseed: 2\n")
-    with pytest.raises(ValueError, match="key 'seed' appears twice \\(line 3\\); keep one"):
+    with pytest.raises(
+        ValueError, match="config.yaml:3:1: not valid YAML: key 'seed' appears twice; keep one"
+    ):
         load_yaml_unique(path)
     path.write_text("tools:\n  rg: {binary: rg, binary: grep}\n")
     with pytest.raises(ValueError, match="key 'binary' appears twice"):

@@ -377,3 +377,74 @@ def test_score_script_rejects_misordered_inputs(tmp_path):
     with pytest.raises(SystemExit, match=r"^script: runs .* name different tools"):
         _run_score_script(tmp_path / "scores.tsv", raw_tools=("hay", "gg", "rg"))
     assert not (tmp_path / "scores.tsv").exists()
+
+
+# Issue 37 item 7: a cut scores.tsv said "set 'baseline'" (the wrong fix) or passed.
+def _cut(text: str) -> dict[str, str]:
+    """The ways a copy or an editor cuts scores.tsv (rows are sorted by tool: gg, hay, rg)."""
+    lines = text.splitlines(keepends=True)
+    without_rg = "".join(line for line in lines if "\trg\t" not in line)
+    last_rg = "".join(lines[:-1])
+    return {
+        "empty": "",
+        "mid-line": text[: len(text) // 2],
+        "header only": lines[0],
+        "no baseline rows": without_rg,
+        "a tool short": last_rg,
+    }
+
+
+@pytest.mark.parametrize(
+    ("cut", "what"),
+    [
+        ("empty", "it is empty"),
+        ("mid-line", "its last line is cut short"),
+        ("header only", "it has a header and no rows"),
+        ("a tool short", "tool rg has 5 of the 6 queries"),
+    ],
+)
+def test_a_cut_scores_file_is_named_with_how_to_remake_it(tmp_path, cut, what):
+    whole = tmp_path / "whole.tsv"
+    write_scores(_fixture_scores(), whole)
+    path = tmp_path / "scores.tsv"
+    path.write_text(_cut(whole.read_text(encoding="utf-8"))[cut], encoding="utf-8")
+    with pytest.raises(BenchError) as err:
+        read_scores(path)
+    assert str(err.value) == (
+        f"{path} is truncated or damaged ({what}); delete it and rerun snakemake, which "
+        "rewrites it (rule score)"
+    )
+    assert len(read_scores(whole)) == 18  # the whole file reads
+
+
+def test_inference_names_a_scores_file_cut_before_the_baseline_rows(tmp_path):
+    """Cut at a row boundary after gg and hay: the file is well-formed, and inference said
+    "baseline tool 'rg' has no scores; set 'baseline'"; it must name the file instead."""
+    whole = tmp_path / "whole.tsv"
+    write_scores(_fixture_scores(), whole)
+    path = tmp_path / "scores.tsv"
+    path.write_text(_cut(whole.read_text(encoding="utf-8"))["no baseline rows"], encoding="utf-8")
+    smk = SimpleNamespace(
+        rule="inference",
+        input=SimpleNamespace(scores=str(path)),
+        params=SimpleNamespace(
+            baseline="rg",
+            tools=list(TOOLS),
+            seed=1,
+            alpha=0.05,
+            resamples=1000,
+            min_queries=5,
+            primary=["hay"],
+            ablations={},
+        ),
+        output=SimpleNamespace(json=str(tmp_path / "i.json"), tsv=str(tmp_path / "i.tsv")),
+        wildcards={"corpus": "fx", "track": "code"},
+        log=[],
+    )
+    with pytest.raises(SystemExit) as exit_:
+        runpy.run_path(str(ROOT / "scripts" / "inference.py"), init_globals={"snakemake": smk})
+    assert str(exit_.value) == (
+        f"inference: {path} is truncated or damaged (no rows of rg); delete it and rerun "
+        "snakemake, which rewrites it (rule score)"
+    )
+    assert not (tmp_path / "i.json").exists()

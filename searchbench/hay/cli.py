@@ -104,6 +104,42 @@ def find_rg(explicit: str | None) -> str | None:
     return _which("rg")
 
 
+def rg_not_found(explicit: str | None) -> str:
+    """Why find_rg found nothing: the ripgrep the user named is no executable file (then
+    "pass --rg PATH" is not the fix: they did), or none was named and none is installed."""
+    named = [(f"--rg {explicit}", explicit)] if explicit else []
+    if not named and os.environ.get("HAY_RG"):
+        named = [(f"HAY_RG={os.environ['HAY_RG']}", os.environ["HAY_RG"])]
+    if not named:
+        return "hay: ripgrep (rg) not found; install it, pass --rg PATH or set HAY_RG"
+    given, path = named[0]
+    if os.sep not in path:
+        why = "is not on PATH"
+    elif not os.path.exists(path):
+        why = "does not exist"
+    elif not os.path.isfile(path):
+        why = "is not a file"
+    else:
+        why = "is not executable"
+    return f"hay: {given}: {path} {why}; give the path of a ripgrep binary"
+
+
+def unsearchable_path(paths: list[str]) -> str | None:
+    """A path named on the command line that is neither a folder nor a regular file (a FIFO,
+    a device): ripgrep would block reading it. (Walking a folder, ripgrep skips such files.)
+    A missing path is left to ripgrep, which reports it."""
+    import stat
+
+    for path in paths:
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            return f"hay: {path} is a FIFO or device, not a file or folder; name files or folders"
+    return None
+
+
 def version_line(rg: str | None) -> str:
     """hay's version with a hash of the code and word list that decide its ranking, so that
     results/tools.json changes (and runs are redone) whenever the ranking could change."""
@@ -185,11 +221,14 @@ def run(argv: list[str]) -> int:
         return 0
     rg = find_rg(opts["rg"])
     if rg is None:
-        sys.stderr.write("hay: ripgrep (rg) not found; install it, pass --rg PATH or set HAY_RG\n")
+        sys.stderr.write(rg_not_found(opts["rg"]) + "\n")
         return 2
-
+    unsearchable = unsearchable_path([p for p in opts["paths"] if p != "-"])
+    if unsearchable:
+        sys.stderr.write(unsearchable + "\n")
+        return 2
     if opts["files"]:
-        os.execv(rg, rg_files_argv(rg, opts["paths"]))
+        return _list_files(rg, opts["paths"])
     # Start ripgrep first: it searches while Python imports and compiles the scorer.
     try:
         pid, fd = spawn(rg_argv(rg, opts["symbol"], opts["paths"], opts["word"]))
@@ -199,9 +238,41 @@ def run(argv: list[str]) -> int:
     return _rank_and_print(opts, rg, pid, fd)
 
 
+def not_ripgrep(rg: str) -> str | None:
+    """One line when `rg --version` does not say ripgrep (a binary that exits 1 whatever it
+    is asked, like /bin/false, would read as "no match"); None for a ripgrep."""
+    try:
+        pid, fd = spawn([rg, "--version"])
+    except OSError as exc:
+        return f"hay: cannot run ripgrep {rg}: {exc.strerror}"
+    with open(fd, "rb") as stream:
+        head = stream.read(64)
+    os.waitpid(pid, 0)
+    if head.startswith(b"ripgrep "):
+        return None
+    return f"hay: {rg} is not ripgrep (its --version does not say so); pass --rg PATH of ripgrep"
+
+
+def _list_files(rg: str, paths: list[str]) -> int:
+    """The file listing (ripgrep writes it to our stdout); its exit status 1 means "no file"
+    only when the binary is ripgrep."""
+    try:
+        pid = os.posix_spawn(rg, rg_files_argv(rg, paths), os.environ)
+    except OSError as exc:
+        sys.stderr.write(f"hay: cannot run ripgrep {rg}: {exc.strerror}\n")
+        return 2
+    rc = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if rc == 1:
+        problem = not_ripgrep(rg)
+        if problem:
+            sys.stderr.write(problem + "\n")
+            return 2
+    return rc if rc in (0, 1) else 2
+
+
 def _rank_and_print(opts: dict, rg: str, pid: int, fd: int) -> int:
     """Rank ripgrep's output as it streams in and print it; the exit status grep would give."""
-    from searchbench.hay.rank import collect, format_grep, format_json, ranked
+    from searchbench.hay.rank import collect_stream, format_grep, format_json, ranked
     from searchbench.hay.signals import Scorer, Switches, load_false_firing_words
 
     try:
@@ -217,11 +288,19 @@ def _rank_and_print(opts: dict, rg: str, pid: int, fd: int) -> int:
     )
     scorer = Scorer(os.fsencode(opts["symbol"]), switches, excluded)
     with open(fd, "rb", buffering=1 << 16) as stream:
-        files = collect(stream, scorer, keep_signals=opts["json"])
+        files, summary = collect_stream(stream, scorer, keep_signals=opts["json"])
     _, status = os.waitpid(pid, 0)
     rc = os.waitstatus_to_exitcode(status)
     if rc not in (0, 1):
         sys.stderr.write(f"hay: ripgrep {rg} failed with exit status {rc}\n")
+    elif not summary:
+        # ripgrep --json ends with a summary message, match or not: without it the exit
+        # status is no answer (/bin/false exits 1, which would read as "no match").
+        sys.stderr.write(
+            f"hay: {rg} exited {rc} without ripgrep's JSON summary: not a working ripgrep; "
+            "pass --rg PATH of ripgrep\n"
+        )
+        return 2
     order = ranked(files)
     out = sys.stdout.buffer
     for chunk in format_json(order) if opts["json"] else format_grep(order, opts["null"]):

@@ -95,19 +95,32 @@ def _parse(raw: bytes) -> tuple[bytes, bytes, int]:
     return get(data["path"]), get(data["lines"]), int(data["line_number"])
 
 
+_SUMMARY_END = b'"type":"summary"}'
+
+
 def collect(
     stream: Iterable[bytes], scorer: Scorer, keep_signals: bool = False
 ) -> dict[bytes, FileHits]:
-    """Consume rg --json lines; keep, per file, each matching line and its score.
+    """Consume rg --json lines; keep, per file, each matching line and its score."""
+    return collect_stream(stream, scorer, keep_signals)[0]
+
+
+def collect_stream(
+    stream: Iterable[bytes], scorer: Scorer, keep_signals: bool = False
+) -> tuple[dict[bytes, FileHits], bool]:
+    """collect, and whether the stream ended with rg's `summary` message (ripgrep always
+    writes one last, match or not: a stream without it did not come from a working rg).
 
     Only `match` messages are read; `begin`/`end`/`summary` are skipped by prefix."""
     files: dict[bytes, FileHits] = {}
     current: FileHits | None = None
     last_raw_path = None
+    other = b""  # the last message that is not a match
     switches = scorer.switches
     score = scorer.score
     for raw in stream:
         if not raw.startswith(_MATCH):
+            other = raw
             continue
         # Fast path: `{"type":"match","data":{"path":{"text":"P"},"lines":{"text":"T"},
         # "line_number":N,...`. Inside P and T every `"` is escaped, so the markers below
@@ -135,7 +148,8 @@ def collect(
         if s > current.best:
             current.best = s
         current.lines.append((number, text, s, fired if keep_signals else ()))
-    return files
+        other = b""
+    return files, other.rstrip().endswith(_SUMMARY_END)
 
 
 def ranked(files: dict[bytes, FileHits]) -> list[FileHits]:
