@@ -60,6 +60,12 @@ from searchbench.tools import (
     tool_identity,
     tool_search_path,
 )  # noqa: E402
+from searchbench.scheduling import drop_rate_limit_at_execution  # noqa: E402
+
+# profiles/default's `max-jobs-per-timespan` is a limit no run reaches; Snakemake's limiter
+# would still re-run its scheduler on a timer and keep the process alive up to a timespan
+# after the last job (searchbench/scheduling.py). Removed, it schedules when a job ends.
+drop_rate_limit_at_execution(workflow)
 
 BASEDIR = Path(workflow.basedir)
 SCHEMA = BASEDIR / "config" / "schema" / "config.schema.yaml"

@@ -33,7 +33,7 @@ def _config(**changes) -> dict:
 
 
 def test_the_shipped_configurations_are_strictly_valid():
-    for name in ("config.yaml", "kernel.yaml", "seed.yaml"):
+    for name in ("config.yaml", "kernel.yaml", "seed.yaml", "first-run.yaml"):
         data = load_yaml_unique(REPO / "config" / name)
         assert first_config_error(data, SCHEMA, name) is None, name
         kinds = data.get("query_kinds", [])

@@ -1,0 +1,85 @@
+"""Issue 37 item 8: the quick start says what a run costs, offers a small first run, and its
+tool recipe is a valid tools entry."""
+
+import re
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from searchbench.configcheck import first_config_error, load_side_file, load_yaml_unique
+from searchbench.tools import specs_from_mapping
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMA = yaml.safe_load((REPO / "config" / "schema" / "config.schema.yaml").read_text())
+TOOLS_SCHEMA = yaml.safe_load((REPO / "config" / "schema" / "tools.schema.yaml").read_text())
+FIRST_RUN = REPO / "config" / "first-run.yaml"
+
+
+def _tools_file(config: dict) -> dict:
+    return load_side_file(config["tools_file"], REPO)["tools"]
+
+
+def test_the_first_run_is_valid_and_uses_the_default_corpora_and_tools_unchanged():
+    first = load_yaml_unique(FIRST_RUN)
+    default = load_yaml_unique(REPO / "config" / "config.yaml")
+    assert first_config_error(first, SCHEMA, "first-run.yaml") is None
+    # Two small corpora of the default set, each entry as the default run has it, so the
+    # first run's numbers for them are the default run's.
+    assert len(first["corpora"]) == 2
+    for name, entry in first["corpora"].items():
+        assert entry == default["corpora"].get(name), name
+    for key in ("seed", "queries_per_corpus", "min_symbol_length", "baseline", "resamples"):
+        assert first[key] == default[key], key
+    tools = _tools_file(first)
+    assert first_config_error({"tools": tools}, TOOLS_SCHEMA, first["tools_file"]) is None
+    every = _tools_file(default)
+    for name, entry in tools.items():
+        assert entry == every.get(name), f"{name} differs from config/tools.yaml"
+    assert first["baseline"] in tools and set(first["primary"]) <= set(tools)
+    assert not any("build" in entry for entry in tools.values())  # nothing to build first
+
+
+def _readme_section(title: str) -> str:
+    text = (REPO / "README.md").read_text()
+    start = text.index(f"## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end]
+
+
+def test_the_readme_tool_recipe_is_a_valid_entry_with_every_required_key(tmp_path):
+    section = _readme_section("Adding your tool")
+    blocks = re.findall(r"```yaml\n(.*?)```", section, re.S)
+    assert len(blocks) == 1, "one tools entry in the recipe"
+    recipe = yaml.safe_load("\n".join(line[3:] for line in blocks[0].splitlines()))
+    (name, entry), *rest = recipe["tools"].items()
+    assert not rest
+    required = TOOLS_SCHEMA["properties"]["tools"]["additionalProperties"]["required"]
+    assert set(required) <= set(entry), set(required) - set(entry)
+    assert first_config_error(recipe, TOOLS_SCHEMA, "README") is None
+    assert specs_from_mapping(recipe["tools"])[name].output == entry["output"]
+    # "Only your tools": that entry and rg's in a file, a copy of the first run naming it.
+    mine = tmp_path / "my-tools.yaml"
+    rg = _tools_file(load_yaml_unique(REPO / "config" / "config.yaml"))["rg"]
+    mine.write_text(yaml.safe_dump({"tools": {"rg": rg, name: entry}}))
+    run = {**load_yaml_unique(FIRST_RUN), "tools_file": str(mine), "primary": [name]}
+    assert f"`primary: [{name}]`" in section
+    assert first_config_error(run, SCHEMA, "my-run.yaml") is None
+    assert {run["baseline"], *run["primary"]} <= set(_tools_file(run))
+
+
+def test_bench_alone_starts_nothing_and_names_the_commands_with_their_cost():
+    proc = subprocess.run(["bash", str(REPO / "bench")], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2
+    assert "installing" not in proc.stdout + proc.stderr
+    for line in ("run [snakemake arguments]", "73 min on 2 cores", "config/first-run.yaml", "test"):
+        assert line in proc.stdout, line
+
+
+def test_the_quick_start_commands_are_the_ones_bench_runs():
+    quick = _readme_section("Quick start (fresh Debian, Python ≥ 3.11, root or sudo)")
+    bench = (REPO / "bench").read_text()
+    assert "./bench run " in quick and "./bench test " in quick
+    assert "./bench run --configfile config/first-run.yaml" in quick
+    assert re.search(r"^\s+run\) setup; exec snakemake \"\$@\" ;;$", bench, re.M)
+    assert re.search(r"^\s+test\) setup; exec python -m pytest \"\$@\" ;;$", bench, re.M)
