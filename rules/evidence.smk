@@ -6,6 +6,8 @@
 rule publish_evidence:
     input:
         summary="results/report/summary.csv",
+        summary_md="results/report/summary.md",
+        charts="results/report/charts",
         tools="results/tools.json",
         corpora=expand("results/{corpus}/corpus.json", corpus=CORPORA),
         hosts=[
@@ -23,6 +25,8 @@ rule publish_evidence:
         by_language="evidence/{run_name}/by_language.tsv",
         provenance="evidence/{run_name}/provenance.json",
         readme="evidence/{run_name}/README.md",
+        summary="evidence/{run_name}/summary.md",
+        charts=directory("evidence/{run_name}/charts"),
     log:
         "results/logs/evidence.{run_name}.log",
     wildcard_constraints:
@@ -35,6 +39,8 @@ rule publish_evidence:
         config=config,
         config_hash=config_hash(),
         command=reproduce_command(),
+        # made relative in what is published: no folder of this machine in evidence/
+        repository=str(BASEDIR),
         hosts_by=[c for c in CORPORA if TIMING_ENABLED],
         tracks=lambda wildcards: [t for t in TRACKS if on_track(t, "{corpus}")],
         rerun_on_code=code_hash("evidence"),
@@ -47,6 +53,13 @@ rule evidence:
         expand(
             "evidence/{run_name}/{name}",
             run_name=config["run_name"],
-            name=("results.csv", "by_language.tsv", "provenance.json", "README.md"),
+            name=(
+                "results.csv",
+                "by_language.tsv",
+                "provenance.json",
+                "README.md",
+                "summary.md",
+                "charts",
+            ),
         ),
     localrule: True

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from searchbench.artifacts import read_json
-from searchbench.evidence import provenance, write_evidence
+from searchbench.evidence import copy_summary, machine_paths_relative, provenance, write_evidence
 from searchbench.scriptmain import run_script
 
 
@@ -20,6 +20,7 @@ def main(smk) -> None:
         corpora=[read_json(p) for p in smk.input.corpora],
         hosts={c: read_json(p) for c, p in zip(params.hosts_by, smk.input.hosts, strict=True)},
     )
+    record = machine_paths_relative(record, str(params.repository), str(Path.home()))
     write_evidence(
         {name: smk.output[name] for name in ("results", "by_language", "provenance", "readme")},
         summary_csv=Path(smk.input.summary).read_text(encoding="utf-8"),
@@ -28,6 +29,12 @@ def main(smk) -> None:
             for track, path in zip(params.tracks, smk.input.pooled, strict=True)
         },
         record=record,
+    )
+    copy_summary(
+        Path(smk.input.summary_md),
+        Path(smk.input.charts),
+        Path(smk.output.summary),
+        Path(smk.output.charts),
     )
 
 

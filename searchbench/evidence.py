@@ -6,9 +6,13 @@ reader needs without running anything, and what a tool author compares a change 
 - by_language.tsv: the pooled per-language comparisons of each measured track;
 - provenance.json: code commit, configuration (and its hash), corpus revisions and archives,
   tool versions, binaries and sha256, and the host record of the timing runs;
-- README.md: what is here, the command that regenerated it, and the primary questions' result.
+- README.md: what is here, the command that regenerated it, and the primary questions' result;
+- summary.md and charts/: the report's Markdown summary (its leaderboard first) with the chart
+  files it links, so a reader on the repository page sees the answer without running anything.
 
-Every file but provenance.json's host record is byte-identical for the same inputs.
+Paths are recorded relative to the repository (and the home folder as ~): a published run
+names no folder of the machine it ran on. Every file but provenance.json's host record is
+byte-identical for the same inputs.
 """
 
 from __future__ import annotations
@@ -16,10 +20,14 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
+import shutil
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from searchbench.artifacts import json_text, write_text
+from searchbench.errors import BenchError
 
 TOOL_KEYS = ("name", "version", "binary", "binary_target", "sha256", "family", "description")
 CORPUS_KEYS = ("corpus", "description", "kind", "source", "pinned_revision", "resolved_revision",
@@ -54,6 +62,44 @@ def provenance(
     }
 
 
+def machine_paths_relative(value: Any, repository: str, home: str) -> Any:
+    """Every string of a record with the repository's folder made relative and the home
+    folder written ~ (tool binaries, version lines naming a binary, the command)."""
+    if isinstance(value, str):
+        value = value.replace(repository.rstrip("/") + "/", "")
+        return value.replace(home.rstrip("/") + "/", "~/") if home.strip("/") else value
+    if isinstance(value, Mapping):
+        return {k: machine_paths_relative(v, repository, home) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [machine_paths_relative(v, repository, home) for v in value]
+    return value
+
+
+# A chart a Markdown summary shows: ![caption](charts/...)
+CHART_LINK = re.compile(r"!\[[^\]]*\]\((charts/[^)\s]+)\)")
+
+
+def linked_charts(summary_md: str) -> list[str]:
+    """The chart files a summary links, relative to it, sorted and once each."""
+    return sorted(set(CHART_LINK.findall(summary_md)))
+
+
+def copy_summary(summary_md: Path, charts_from: Path, summary_to: Path, charts_to: Path) -> None:
+    """The summary and the charts it links (only those: the report writes many more)."""
+    text = summary_md.read_text(encoding="utf-8")
+    if charts_to.exists():
+        shutil.rmtree(charts_to)
+    charts_to.mkdir(parents=True)
+    for link in linked_charts(text):
+        source = charts_from / Path(link).relative_to("charts")
+        if not source.is_file():
+            raise BenchError(f"{summary_md} links {link}, which the report did not write")
+        target = charts_to / Path(link).relative_to("charts")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    write_text(summary_to, text)
+
+
 def primary_rows(summary_csv: str) -> list[dict[str, str]]:
     """The primary questions' MRR rows over all queries, from summary.csv."""
     rows = csv.DictReader(io.StringIO(summary_csv))
@@ -81,6 +127,9 @@ def readme(run_name: str, commit: str, command: str, summary_csv: str) -> str:
         f"Produced by `{command}` at code commit `{commit}`, then `snakemake --cores 2 evidence`"
         " (same configuration) to copy it here. Regenerate it the same way; compare another "
         f"run with it: `./bench compare evidence/{run_name} results`.",
+        "",
+        "**The answer first: [summary.md](summary.md)** (the leaderboard of each track, the "
+        "pooled verdicts and the charts of the run's report).",
         "",
         "- `results.csv`: every comparison (per corpus, track, subset, tool, metric): n, "
         "means, diff with its 95% bootstrap interval, randomization p raw and Holm-adjusted "

@@ -13,7 +13,16 @@ import yaml
 
 from searchbench.compare import compare, load, render, summary_path
 from searchbench.errors import BenchError
-from searchbench.evidence import pooled_tsv, primary_rows, provenance, readme, write_evidence
+from searchbench.evidence import (
+    copy_summary,
+    linked_charts,
+    machine_paths_relative,
+    pooled_tsv,
+    primary_rows,
+    provenance,
+    readme,
+    write_evidence,
+)
 from searchbench.report.summary_csv import CSV_COLUMNS
 from searchbench.run_metadata import metadata_text, os_release, run_metadata
 from searchbench.trec import read_run
@@ -110,8 +119,54 @@ def test_evidence_holds_results_languages_provenance_and_a_readme(tmp_path):
     assert "| click | code | hay | rg | 30 | 0.950 | 0.800 | +0.150 [+0.010, +0.200]" in md
     assert "detected better" in md and "| ag |" not in md
     assert "./bench compare evidence/default results" in md
+    assert "[summary.md](summary.md)" in md
     assert pooled_tsv({}) == ""
     assert readme("k", "c", "cmd", summary([])).count("\n| ") == 1  # header row only
+
+
+def test_published_records_name_no_folder_of_the_machine():
+    record = {
+        "command": "snakemake --cores 8",
+        "tools": [
+            {"name": "ast-grep", "binary": "/work/ck/.venv/bin/ast-grep"},
+            {"name": "hay", "version": "hay 0.1.0 (rg /work/ck/.venv/bin/rg)"},
+            {"name": "srgn", "binary": "/root/.cargo/bin/srgn"},
+            {"name": "ack", "binary": "/usr/bin/ack", "argv": ("{binary}", "/work/ckother/x")},
+        ],
+        "cores": 2,
+    }
+    out = machine_paths_relative(record, "/work/ck/", "/root")
+    assert out["tools"][0]["binary"] == ".venv/bin/ast-grep"
+    assert out["tools"][1]["version"] == "hay 0.1.0 (rg .venv/bin/rg)"
+    assert out["tools"][2]["binary"] == "~/.cargo/bin/srgn"
+    # a system path stays; a sibling folder whose name starts like the repository's is not it
+    assert out["tools"][3] == {"name": "ack", "binary": "/usr/bin/ack",
+                               "argv": ["{binary}", "/work/ckother/x"]}  # fmt: skip
+    assert out["cores"] == 2
+    assert machine_paths_relative("/a/b", "/work/ck", "/") == "/a/b"  # home / is no prefix
+
+
+def test_the_summary_is_published_with_the_charts_it_links_only(tmp_path):
+    charts = tmp_path / "report" / "charts"
+    for name in ("pooled/code/quality_cost.svg", "pooled/code/forest.svg", "click/code/x.svg"):
+        (charts / name).parent.mkdir(parents=True, exist_ok=True)
+        (charts / name).write_text(f"<svg>{name}</svg>")
+    md = tmp_path / "report" / "summary.md"
+    md.write_text("# Leaderboard\n![cost](charts/pooled/code/quality_cost.svg)\n"
+                  "![forest](charts/pooled/code/forest.svg) and again "
+                  "![cost](charts/pooled/code/quality_cost.svg)\n")  # fmt: skip
+    assert linked_charts(md.read_text()) == [
+        "charts/pooled/code/forest.svg", "charts/pooled/code/quality_cost.svg"]  # fmt: skip
+    out = tmp_path / "evidence"
+    (out / "charts" / "stale").mkdir(parents=True)
+    copy_summary(md, charts, out / "summary.md", out / "charts")
+    assert (out / "summary.md").read_text() == md.read_text()
+    published = sorted(str(p.relative_to(out)) for p in out.rglob("*.svg"))
+    assert published == ["charts/pooled/code/forest.svg", "charts/pooled/code/quality_cost.svg"]
+    assert not (out / "charts" / "stale").exists()
+    md.write_text("![gone](charts/pooled/docs/missing.svg)\n")
+    with pytest.raises(BenchError, match="links charts/pooled/docs/missing.svg"):
+        copy_summary(md, charts, out / "summary.md", out / "charts")
 
 
 # --- compare --------------------------------------------------------------------------------
