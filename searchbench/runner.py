@@ -143,14 +143,16 @@ def foreign_files(
     unknown = [path for path in files if path not in known_paths and not in_corpus(path, root)]
     if not unknown:
         return []
-    # A name holding a newline is printed over two lines (parsers: a known limitation): the
-    # line after it reads as the name's tail. That is the corpus's own file, split; not foreign.
-    tails = {
-        b"\n".join(parts[i:])
+    # A name holding a newline is printed over two lines (parsers: a known limitation): each
+    # line reads as a name, its head or its tail. That is the corpus's own file, split; not
+    # foreign (cscope -0 prints `two\nlines.c` as `two` and `lines.c`).
+    pieces = {
+        piece
         for parts in (path.split(b"\n") for path in known_paths if b"\n" in path)
         for i in range(1, len(parts))
+        for piece in (b"\n".join(parts[:i]), b"\n".join(parts[i:]))
     }
-    return [path for path in unknown if path not in tails]
+    return [path for path in unknown if path not in pieces]
 
 
 def _status_kib(pid: int | str, field: str) -> int:

@@ -67,10 +67,12 @@ def test_paths_inside_the_corpus_are_results(corpus, tmp_path):
     assert result.files == [b"a.c", b"sub/b.c", b"linked/b.c"]
 
 
-def test_the_tail_of_a_file_name_with_a_newline_is_not_foreign(tmp_path):
-    # rg prints `two\nlines.c\0 1:...`: the parser reads `lines.c` from the second line
+def test_the_pieces_of_a_file_name_with_a_newline_are_not_foreign(tmp_path):
+    # rg prints `two\nlines.c\0 1:...`: the parser reads `lines.c` from the second line;
+    # cscope -0 prints the name as two lines, `two` and `lines.c`
     known = {b"two\nlines.c", b"a.c"}
-    assert foreign_files([b"a.c", b"lines.c", b"other.c"], known, b"/nonexistent") == [b"other.c"]
+    printed = [b"a.c", b"lines.c", b"two", b"other.c", b"tw"]
+    assert foreign_files(printed, known, b"/nonexistent") == [b"other.c", b"tw"]
 
 
 def _recorded(fixtures: Path) -> list[tuple[str, Path, bytes, bytes, str]]:
