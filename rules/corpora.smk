@@ -1,13 +1,14 @@
 rule fetch_corpus:
     # The checkout (resources/corpora/{corpus}/tree) is no output: Snakemake would back up an
     # update() folder by copying it following links. The script swaps in a new tree only on
-    # success, then writes checkout.json; update(): Snakemake neither deletes these small
-    # files before the fetch nor after a failed one, so a failed fetch keeps the last good
-    # checkout and the results made from it.
+    # success, then writes checkout.json, so a failed fetch keeps the last good tree. These
+    # small records are plain outputs, deleted before the fetch: after a failed one they are
+    # missing and the next run fetches again (an update() output is restored and recorded
+    # with the failed job's params, so the next run said "Nothing to be done").
     output:
-        root=update("resources/corpora/{corpus}/checkout.json"),
-        manifest=update("results/{corpus}/corpus.json"),
-        files=update("results/{corpus}/files.tsv"),
+        root="resources/corpora/{corpus}/checkout.json",
+        manifest="results/{corpus}/corpus.json",
+        files="results/{corpus}/files.tsv",
     log:
         "results/logs/{corpus}/fetch_corpus.log",
     benchmark:

@@ -95,18 +95,25 @@ def _output(proc: subprocess.CompletedProcess) -> str:
 def test_a_loop_added_to_a_local_corpus_is_refused_and_no_run_is_stuck(work):
     corpus = work.parent / "corpus"
     tree = work / "resources" / "corpora" / "loop" / "tree"
+    records = {"resources/corpora/loop/checkout.json", "results/loop/corpus.json",
+               "results/loop/files.tsv"}  # fmt: skip
     before = snapshot(work)
     os.symlink(".", corpus / "selfloop")
-    for edit in ("two", "three"):  # a second refetch was the stuck one
-        (corpus / "src" / "a.c").write_text(f"int loop_fn_{edit}(void) {{ return 2; }}\n")
+    # a second refetch was the stuck one; a rerun with no edit said "Nothing to be done"
+    for edit in ("two", "three", None):
+        if edit:
+            (corpus / "src" / "a.c").write_text(f"int loop_fn_{edit}(void) {{ return 2; }}\n")
         proc = snakemake(work)
         assert "FileExistsError" not in _output(proc) and "Traceback" not in _output(proc)
         assert tree_bytes(work / ".snakemake" / "backups") < 64_000
         lines = [line for line in _output(proc).splitlines() if LOOP_LINE in line]
         assert proc.returncode != 0 and lines, _output(proc)[-3000:]
         assert all(LOOP_FIX in line for line in lines)
-        # The last good checkout and its results are kept as they were.
-        assert snapshot(work) == before
+        # The last good tree and the results made from it are kept; the fetch's own records
+        # are gone, so that no later run takes the old checkout for the refused one.
+        after = snapshot(work)
+        assert not records & set(after)
+        assert after == {k: v for k, v in before.items() if k not in records}
     os.unlink(corpus / "selfloop")
     proc = snakemake(work)
     assert proc.returncode == 0, _output(proc)[-3000:]
