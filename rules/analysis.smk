@@ -98,6 +98,8 @@ rule ties:
 rule calibration:
     input:
         scores="results/{corpus}/{track}/scores.tsv",
+        # a broken tool's pairs leave their family, as in the inference
+        health="results/{corpus}/{track}/health.tsv",
     output:
         tsv="results/{corpus}/{track}/calibration.tsv",
     log:

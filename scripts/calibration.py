@@ -2,6 +2,7 @@
 calibration.tsv (searchbench/calibration.py)."""
 
 from searchbench.calibration import calibration_rows, write_calibration
+from searchbench.health import broken_tools, read_health
 from searchbench.measures import primary_metric_of
 from searchbench.metrics import read_scores
 from searchbench.scriptmain import run_script
@@ -24,6 +25,7 @@ def main(smk) -> None:
         corpus=str(params.corpus),
         track=str(params.track),
         metric=primary_metric_of(str(params.track)),
+        broken=broken_tools(read_health(smk.input.health)),
     )
     write_calibration(rows, smk.output.tsv)
 

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import os
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -446,17 +446,22 @@ def calibration_rows(
     corpus: str = "",
     track: str = "",
     metric: str = PRIMARY_METRIC,
+    broken: Collection[str] = (),
 ) -> list[dict[str, Any]]:
     """calibration.tsv's rows for one corpus and track's scores (see the module docstring).
 
     The families are the inference's (declared_pairs): with no primary and no ablations,
-    every tool against the baseline in one family."""
+    every tool against the baseline in one family. A pair with a broken tool (health.tsv)
+    leaves its family, as it leaves the inference's Holm family."""
     check_options(simulations, resamples, alpha)
     wide = wide_scores(scores, metric)
     tools = sorted(map(str, wide.columns))
     ablations = dict(ablations or {})
     check_declared(tools, baseline, list(primary), ablations)
-    declared = declared_pairs(tools, baseline, primary, ablations)
+    declared = {
+        family: [pair for pair in pairs if not set(pair) & set(broken)]
+        for family, pairs in declared_pairs(tools, baseline, primary, ablations).items()
+    }
     base = {
         "corpus": corpus,
         "track": track,

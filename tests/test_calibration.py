@@ -123,6 +123,20 @@ def test_the_declared_families_are_calibrated_each_with_its_own_holm():
     assert family(rows, "secondary")["comparisons"] == 1 and rows[0]["corpus"] == "c"
 
 
+def test_a_broken_tool_s_pairs_leave_their_family_as_in_the_inference():
+    drawn = same_distribution(tools=3)
+    ranks = {"rg": drawn["rg"], "hay": drawn["t0"], "grep": drawn["t1"], "ag": drawn["t2"]}
+    options = dict(baseline="rg", primary=["hay"], corpus="c", track="code",
+                   **{**FAST, "simulations": 20})  # fmt: skip
+    whole = calibration_rows(make_scores(ranks), **options)
+    assert family(whole, "secondary")["comparisons"] == 2
+    rows = calibration_rows(make_scores(ranks), broken=["grep"], **options)
+    assert family(rows, "secondary")["comparisons"] == 1
+    assert [r["tool"] for r in rows if r["scope"] == "comparison"] == ["hay", "ag"]
+    # a broken baseline leaves every family empty: no row to read as calibrated
+    assert calibration_rows(make_scores(ranks), broken=["rg"], **options) == []
+
+
 def test_same_inputs_and_seed_give_the_same_bytes(tmp_path):
     scores = make_scores(same_distribution(n=30, tools=2))
     options = {**FAST, "simulations": 30}
