@@ -46,7 +46,6 @@ from searchbench.errors import BenchError  # noqa: E402
 from searchbench.artifacts import (
     changed_artifacts,
     changed_line,
-    directory_in,
     forced_by,
 )  # noqa: E402
 from searchbench.measures import TRACKS as TRACK_NAMES  # noqa: E402
@@ -195,7 +194,7 @@ def _check_written() -> None:
     changes = changed_artifacts(forced_by(sys.argv[1:]))
     if changes:
         configfiles = [str(f) for f in workflow.config_settings.configfiles]
-        stop(changed_line(changes, configfiles, directory_in(sys.argv[1:])))
+        stop(changed_line(changes, configfiles))
 
 
 _check_written()

@@ -190,32 +190,16 @@ def record_unless_recorded(path: str | os.PathLike) -> None:
         record_written(path)
 
 
-def regenerate_command(
-    names: Sequence[str], configfiles: Sequence[str] = (), directory: str | None = None
-) -> str:
+def regenerate_command(names: Sequence[str], configfiles: Sequence[str] = ()) -> str:
     """The command that rewrites exactly these files. `--force` with the targets, not
     `--forcerun RULE PATH`: --forcerun takes every following word, so the path would become
-    a second forced name and the default target would run, with every job of that rule.
-    The run's --directory is kept: the names are relative to it."""
-    where = f" --directory {directory}" if directory else ""
+    a second forced name and the default target would run, with every job of that rule."""
     config = "".join(f" --configfile {c}" for c in configfiles)
-    return f"snakemake{where} --force {' '.join(names)}{config}"
-
-
-def directory_in(argv: Sequence[str]) -> str | None:
-    """The --directory (-d) a Snakemake command line names, as typed, or None."""
-    for i, word in enumerate(argv):
-        if word in ("-d", "--directory") and i + 1 < len(argv):
-            return argv[i + 1]
-        if word.startswith("--directory="):
-            return word.partition("=")[2]
-    return None
+    return f"snakemake --force {' '.join(names)}{config}"
 
 
 def changed_line(
-    changes: Sequence[tuple[str, str | None, str, str]],
-    configfiles: Sequence[str] = (),
-    directory: str | None = None,
+    changes: Sequence[tuple[str, str | None, str, str]], configfiles: Sequence[str] = ()
 ) -> str:
     """One line for (name, rule, recorded sha256, current sha256) of each changed file."""
     name, rule, recorded, now = changes[0]
@@ -226,10 +210,10 @@ def changed_line(
     )
     names = [c[0] for c in changes]
     if len(changes) == 1:
-        return f"{first}; regenerate it: {regenerate_command(names, configfiles, directory)}"
+        return f"{first}; regenerate it: {regenerate_command(names, configfiles)}"
     return (
         f"{first}, and {len(changes) - 1} more file(s) too: {', '.join(names[1:])}; "
-        f"regenerate them: {regenerate_command(names, configfiles, directory)}"
+        f"regenerate them: {regenerate_command(names, configfiles)}"
     )
 
 

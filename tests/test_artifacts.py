@@ -129,16 +129,6 @@ def test_several_changed_files_are_one_line_and_one_command(tmp_path, monkeypatc
     )
 
 
-def test_the_regenerate_command_keeps_the_run_s_directory():
-    for argv in (["-d", "../w", "--cores", "2"], ["--directory=../w"], ["--directory", "../w"]):
-        assert artifacts.directory_in(argv) == "../w"
-    assert artifacts.directory_in(["--cores", "2", "-d"]) is None
-    line = artifacts.changed_line([("results/c/x.tsv", "score", "a" * 64, "b" * 64)], [], "../w")
-    assert line.endswith("regenerate it: snakemake --directory ../w --force results/c/x.tsv")
-    exempt = artifacts.forced_by(["--directory", "../w", "--force", "results/c/x.tsv"])
-    assert exempt("results/c/x.tsv", "score")  # the command it prints passes the start check
-
-
 def test_the_regenerate_command_and_forced_rules_pass_the_start_check():
     exempt = artifacts.forced_by(["--force", "results/c/code/scores.tsv", "--cores", "2"])
     assert exempt("results/c/code/scores.tsv", "score")
