@@ -460,12 +460,17 @@ def tool_row(
 
 
 def ranked(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """By pooled figure (highest first) then name; a tool with no figure (broken on every
-    corpus) last, without a rank."""
+    """By pooled figure (highest first) then name, ranked 1, 2, 2, 4 (equal figures, as
+    written, share a rank); a tool with no figure (broken on every corpus) last, unranked."""
     order = sorted(rows, key=lambda r: (r["pooled"] is None, -(r["pooled"] or 0.0), r["tool"]))
-    return [
-        {**r, "rank": i if r["pooled"] is not None else None} for i, r in enumerate(order, start=1)
-    ]
+    out: list[dict[str, Any]] = []
+    for i, r in enumerate(order, start=1):
+        rank = None
+        if r["pooled"] is not None:
+            tied = out and rounded(out[-1]["pooled"]) == rounded(r["pooled"])
+            rank = out[-1]["rank"] if tied else i
+        out.append({**r, "rank": rank})
+    return out
 
 
 def leader_pair(rows: Sequence[Mapping[str, Any]]) -> tuple[str, str] | None:

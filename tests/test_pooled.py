@@ -112,6 +112,13 @@ def test_corpora_weigh_equally_and_the_bootstrap_resamples_within_each():
     assert (hay["wins"], hay["ties"], hay["losses"]) == (0, 1, 1)
     assert [r["tool"] for r in result["leaderboard"]] == ["rg", "hay"]
     assert [r["rank"] for r in result["leaderboard"]] == [1, 2]
+    tied = pooled_track([small, corpus("c", {"rg": [1] * 5, "hay": [1] * 5, "ag": [2] * 5})],
+                        track="code", **OPTIONS)  # fmt: skip
+    assert [(r["tool"], r["rank"]) for r in tied["leaderboard"]] == [
+        ("hay", 1),
+        ("rg", 1),
+        ("ag", 3),
+    ]
     assert row(result, "rg")["wins"] is None
     assert result["weighting"] == "corpora weighted equally; queries resampled within each corpus"
     assert result["metric"] == "rr" and result["metric_label"] == "MRR"
