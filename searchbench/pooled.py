@@ -333,8 +333,8 @@ def required_comparison(
     found = corpus_comparison(corpus.inference, tool, reference, metric)
     if found is None:
         raise BenchError(
-            f"results/{corpus.corpus}/.../inference.json has no comparison of {tool} with "
-            f"{reference} on {metric}; rerun the inference rule (all_pairs on)"
+            f"corpus {corpus.corpus}'s inference.json has no comparison of {tool} with "
+            f"{reference} on {metric} over all queries; rerun the inference rule (all_pairs on)"
         )
     return found
 

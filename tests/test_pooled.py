@@ -325,7 +325,9 @@ def test_bad_input_is_one_clear_line():
         pooled_track([corpus("a", ranks)], track="code", **{**OPTIONS, "baseline": "ag"})
     stale = corpus("a", ranks)
     stale = CorpusInputs("a", stale.scores, {"comparisons": [], "pairs": []})
-    with pytest.raises(BenchError, match="no comparison of hay with rg on rr; rerun the inference"):
+    with pytest.raises(
+        BenchError, match="no comparison of hay with rg on rr over all queries; rerun the inference"
+    ):
         pooled_track([stale], track="code", **OPTIONS)
 
 

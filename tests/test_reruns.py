@@ -542,6 +542,13 @@ def test_the_pooled_leaderboard_holds_every_tool_with_its_cost(fx):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert path.read_bytes() == before
     assert fx.planned() == set()
+    # the docs track is measured on neither corpus (too few queries): one line says so
+    proc = fx.snakemake("-n", "results/pooled/docs.json")
+    assert proc.returncode == 1
+    assert (
+        "results/pooled/docs.json: the docs track is measured on no corpus of this "
+        "configuration, so there is nothing to pool"
+    ) in proc.stderr
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
