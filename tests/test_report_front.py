@@ -411,3 +411,15 @@ def test_no_pooled_file_no_front_sections() -> None:
     assert md.startswith("# Search-ranking benchmark: summary\n")
     assert "## Leaderboard" not in md and "## Pooled verdicts" not in md and "\n- On " not in md
     assert "## Overview" in md and "## Method: how the tables are read" in md
+
+
+def test_without_times_the_chart_keeps_only_the_bytes_panel(doc: dict) -> None:
+    """Timing off (no median time): no empty log-scale panel, the bytes panel alone."""
+    untimed = copy.deepcopy(doc)
+    for row in untimed["leaderboard"]:
+        row["median_seconds"] = None
+    [panel] = pooled_charts(untimed)["quality_cost"]["vconcat"]
+    assert panel["layer"][0]["encoding"]["x"]["scale"]["type"] == "symlog"
+    for row in untimed["leaderboard"]:
+        row["bytes_before_answer"] = None
+    assert "quality_cost" not in pooled_charts(untimed)

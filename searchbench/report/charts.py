@@ -295,9 +295,9 @@ class Page:
 
 FRONT_COLOUR = "#c51b7d"  # the Pareto front: one colour no other chart uses
 COST_AXES = (
-    # (row field, panel field, axis title, scale): times and bytes span orders of magnitude
-    ("median_seconds", "median_ms", "median time per query (ms, log)", "log"),
-    ("bytes_before_answer", "bytes", "bytes read before the answer (symlog)", "symlog"),
+    # (leaderboard field, axis title, scale): times and bytes span orders of magnitude
+    ("median_seconds", "median time per query (ms, log)", "log"),
+    ("bytes_before_answer", "bytes read before the answer (symlog)", "symlog"),
 )
 
 
@@ -312,7 +312,8 @@ def quality_cost_rows(doc: dict[str, Any], field: str, scale: float) -> list[dic
     rows = []
     for r in board:
         cost = number(r.get(field))
-        if cost is None or number(r["pooled"]) is None:
+        # a zero time cannot sit on a log axis (bytes are on a symlog axis: zero is fine)
+        if cost is None or number(r["pooled"]) is None or (field == "median_seconds" and cost <= 0):
             continue
         rows.append(
             {
@@ -372,7 +373,11 @@ def quality_cost_chart(doc: dict[str, Any]) -> Any:
     answer, one panel each, the Pareto front drawn: what an agent builder picks from."""
     import altair as alt
 
-    panels = [quality_cost_panel(doc, f, title, scale) for f, _, title, scale in COST_AXES]
+    panels = [
+        quality_cost_panel(doc, f, title, scale)
+        for f, title, scale in COST_AXES
+        if quality_cost_rows(doc, f, 1.0)  # timing off: no time panel
+    ]
     # stacked, so that the chart fits beside the leaderboard in the first screen
     return alt.vconcat(*panels).properties(
         title=f"{doc['track']} track: quality against cost (bar: 95% CI)"
