@@ -435,3 +435,20 @@ def test_only_the_front_and_the_top_five_are_named_on_the_chart() -> None:
     labels = {r["tool"]: r["label"] for r in panel["data"]["values"]}
     assert labels == {f"t{i}": (f"t{i}" if i < 5 else "") for i in range(7)}
     assert {r["tool"] for r in panel["data"]["values"] if r["front"] == "Pareto front"} == {"t0"}
+
+
+def test_the_front_page_is_byte_identical_when_rebuilt(built: Path, tmp_path: Path) -> None:
+    """Same inputs (the same pooled file), same bytes: page, summary and the pooled charts."""
+    out = tmp_path / "again"
+    build_report(
+        **inputs(),
+        pooled=[str(built.parent / "results" / "pooled" / "code.json")],
+        config=CONFIG,
+        config_hash=CONFIG_HASH,
+        command=COMMAND,
+        **outputs(out),
+    )
+    pooled = sorted(p.relative_to(built) for p in (built / "charts" / "pooled").rglob("*.*"))
+    assert len(pooled) == 2 * 3  # quality_cost and verdict_forest, as vl.json, svg and png
+    for rel in [Path("index.html"), Path("summary.md"), *pooled]:
+        assert (built / rel).read_bytes() == (out / rel).read_bytes(), rel
