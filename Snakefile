@@ -43,3 +43,4 @@ rule all:
         tracks=lambda wildcards: [
             t for corpus in CORPORA for t in track_targets(corpus)
         ],
+        pooled=lambda wildcards: pooled_targets(),

@@ -175,3 +175,48 @@ rule agent_cost:
         rerun_on_code=code_hash("agent_cost"),
     script:
         "../scripts/agent_cost.py"
+
+
+# The answer first: the track's leaderboard and verdicts pooled over its corpora (corpora
+# weighted equally), with the cost figures the run measured (searchbench/pooled.py).
+rule pooled:
+    input:
+        unpack(pooled_inputs),
+    output:
+        json="results/pooled/{track}.json",
+    log:
+        "results/logs/pooled/{track}.log",
+    benchmark:
+        "results/benchmarks/pooled/{track}.tsv"
+    conda:
+        "../envs/python.yaml"
+    params:
+        corpora=lambda wildcards: on_track(wildcards.track, "{corpus}"),
+        timing_keys=lambda wildcards: pooled_timing_keys(wildcards.track),
+        index_keys=lambda wildcards: pooled_index_keys(wildcards.track),
+        index_owner=lambda wildcards: pooled_index_owners(wildcards.track),
+        baseline=config["baseline"],
+        seed=config["seed"],
+        alpha=config["alpha"],
+        resamples=config["resamples"],
+        min_queries=config["min_queries"],
+        tools=lambda wildcards: track_params(wildcards)["tools"],
+        primary=lambda wildcards: track_params(wildcards)["primary"],
+        ablations=lambda wildcards: track_params(wildcards)["ablations"],
+        families=lambda wildcards: {
+            t: config["tools"][t]["family"] for t in track_tools(wildcards.track)
+        },
+        languages=lambda wildcards: {
+            t: config["tools"][t].get("languages")
+            for t in track_tools(wildcards.track)
+        },
+        no_match_exit=lambda wildcards: {
+            t: config["tools"][t].get("no_match_exit", [1])
+            for t in track_tools(wildcards.track)
+        },
+        off_track=lambda wildcards: {
+            t: tool_tracks(t) for t in TOOLS if wildcards.track not in tool_tracks(t)
+        },
+        rerun_on_code=code_hash("pooled"),
+    script:
+        "../scripts/pooled.py"

@@ -624,11 +624,78 @@ def track_targets(corpus: str, only: str = "") -> list[str]:
     ]
 
 
+def measuring_corpora(track: str) -> list[str]:
+    """The corpora that measure a track; a pooled target of a track measured nowhere stops
+    with one line (an optional track's checkpoints are waited on)."""
+    corpora = on_track(track, "{corpus}")
+    if not corpora:
+        stop(
+            f"results/pooled/{track}.json: the {track} track is measured on no corpus of this "
+            "configuration, so there is nothing to pool (results/CORPUS/"
+            f"{track}/funnel.tsv says why, where its queries were drawn)"
+        )
+    return corpora
+
+
+def pooled_timing_keys(track: str) -> list[list[str]]:
+    """(corpus, tool) of each timing table the pooled file reads: every timed tool of the
+    track on every corpus measuring it (timing runs the code track's queries)."""
+    if not TIMING_ENABLED:
+        return []
+    on = track_tools(track)
+    return [[c, t] for c in measuring_corpora(track) for t in TIMED_TOOLS if t in on]
+
+
+def pooled_index_owners(track: str) -> dict[str, str]:
+    """tool of the track with an index -> the tool whose index it searches."""
+    return {
+        t: index_owner(t)
+        for t in track_tools(track)
+        if config["tools"][t].get("index_argv")
+    }
+
+
+def pooled_index_keys(track: str) -> list[list[str]]:
+    owners = sorted(set(pooled_index_owners(track).values()))
+    return [[c, o] for c in measuring_corpora(track) for o in owners]
+
+
+def pooled_inputs(wildcards) -> dict[str, list[str]]:
+    """The per-corpus artifacts of results/pooled/{track}.json."""
+    track = wildcards.track
+    corpora = measuring_corpora(track)
+    per_corpus = {
+        "scores": "scores.tsv",
+        "health": "health.tsv",
+        "inference": "inference.json",
+        "agent_cost": "agent_cost.tsv",
+    }
+    return {
+        **{
+            name: [f"results/{c}/{track}/{file}" for c in corpora]
+            for name, file in per_corpus.items()
+        },
+        "timing": [f"results/{c}/timing/{t}.tsv" for c, t in pooled_timing_keys(track)],
+        "index": [f"results/{c}/index/{t}.json" for c, t in pooled_index_keys(track)],
+    }
+
+
+def pooled_targets() -> list[str]:
+    """results/pooled/{track}.json of every optional track measured on some corpus (the code
+    track's is in all_targets: it is always measured)."""
+    return [
+        f"results/pooled/{track}.json"
+        for track in TRACKS
+        if track != "code" and on_track(track, "{corpus}")
+    ]
+
+
 def all_targets() -> list[str]:
     return [
         "results/tools.json",
         *(t for corpus in CORPORA for t in corpus_targets(corpus)),
         "results/calibration_status.tsv",
+        "results/pooled/code.json",
         "results/report/index.html",
     ]
 

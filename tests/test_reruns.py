@@ -5,6 +5,7 @@ for each action a dry run whose planned (rule, wildcards) set must be exactly th
 The workflow is copied so that the code-change actions can edit it.
 """
 
+import json
 import os
 import re
 import shutil
@@ -273,6 +274,7 @@ DOWNSTREAM = {
     *(job("calibration", corpus=c, track="code") for c in CORPORA),
     *(job("agent_cost", corpus=c, track="code") for c in CORPORA),
     job("by_language_pooled", track="code"),
+    job("pooled", track="code"),
     job("ablations"),
     job("calibration_status"),
     job("run_status"),
@@ -337,10 +339,11 @@ def test_a_tool_on_another_track_adds_no_job_to_this_one(fx):
     fx.tools["wrap2"] = {**TOOLS["wrap"], "tracks": ["usage"]}
     fx.write()
     planned = fx.planned()
+    # the pooled leaderboard names it among the tools that do not apply to the code track
     assert (
         planned
         == {job("resolve_tool", tool="wrap2"), job("tools_json"), job("report")}
-        | {job("all")}
+        | {job("all"), job("pooled", track="code")}
         | AUDITS
     )
 
@@ -400,6 +403,7 @@ REPORT = {
     job("report"),
     job("all"),
     job("by_language_pooled", track="code"),
+    job("pooled", track="code"),
     job("ablations"),
     job("false_firing_words"),
 }
@@ -492,10 +496,52 @@ def test_changing_the_inference_code_reruns_inference_and_the_report(fx):
             # the calibration status reads the calibration (searchbench/calibration.py)
             job("calibration_status"),
             job("by_language_pooled", track="code"),
+            # the pooled leaderboard's verdicts use the inference's rule
+            job("pooled", track="code"),
             job("ablations"),
             job("report"),
             job("all"),
         }
+
+
+def test_the_pooled_leaderboard_holds_every_tool_with_its_cost(fx):
+    """results/pooled/code.json of the fixture run: the contract's keys, every tool a row
+    measured on both corpora, the timing figures the run measured, no index, and the primary
+    verdict (hay vs rg) with a forest row per corpus read from that corpus's inference."""
+    path = fx.workdir / "results" / "pooled" / "code.json"
+    pooled = json.loads(path.read_text())
+    assert {"track", "metric", "metric_label", "baseline", "alpha", "resamples", "seed",
+            "weighting", "corpora", "leaderboard", "not_applicable", "verdicts",
+            "forest"} <= set(pooled)  # fmt: skip
+    assert (pooled["track"], pooled["metric"], pooled["baseline"]) == ("code", "rr", "rg")
+    assert pooled["corpora"] == ["gitc", "loc"] and pooled["not_applicable"] == []
+    board = pooled["leaderboard"]
+    assert sorted(r["tool"] for r in board) == sorted(TOOLS)
+    # every tool finds every answer first here: one shared rank
+    assert [r["rank"] for r in board] == [1, 1, 1, 1]
+    assert [r["pooled"] for r in board] == sorted((r["pooled"] for r in board), reverse=True)
+    for r in board:
+        assert r["corpora"] == 2 and r["queries"] == 8 and r["subset"] == "all"
+        assert r["ci_low"] <= r["pooled"] <= r["ci_high"] and 0.0 <= r["pooled"] <= 1.0
+        assert r["median_seconds"] > 0 and r["index_seconds"] is None and r["broken"] == []
+        if r["tool"] != "rg":
+            assert r["wins"] + r["ties"] + r["losses"] == 2
+    primary = [v for v in pooled["verdicts"] if v["family"] == "primary"]
+    assert [(v["tool"], v["reference"], v["queries"]) for v in primary] == [("hay", "rg", 8)]
+    # 8 queries: fewer than min_queries, so no verdict is a claim
+    assert primary[0]["verdict"] in ("not evidence", "identical")
+    forest = [f for f in pooled["forest"] if (f["tool"], f["reference"]) == ("hay", "rg")]
+    inference = json.loads((fx.workdir / "results" / "loc" / "code" / "inference.json").read_text())
+    mine = next(c for c in inference["comparisons"] if c["tool"] == "hay" and c["metric"] == "rr"
+                and c["subset"] == "all")  # fmt: skip
+    assert [f["corpus"] for f in forest] == ["gitc", "loc"]
+    assert forest[1]["verdict"] == mine["verdict"] and forest[1]["n"] == mine["n"] == 4
+    # rerun: the same bytes (the timing inputs are unchanged), and nothing left to do
+    before = path.read_bytes()
+    proc = fx.snakemake(str(path.relative_to(fx.workdir)), "--forcerun", "pooled")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert path.read_bytes() == before
+    assert fx.planned() == set()
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
