@@ -338,7 +338,7 @@ def layout(page: Path, tmp: Path) -> dict[str, list[float] | None]:
     inline Vega bundle holds that string too)."""
     html = page.read_text(encoding="utf-8")
     head, _, tail = html.rpartition("</body>")
-    probe = page.with_name("probe.html")
+    probe = tmp / "probe.html"  # the page is self-contained: it renders from anywhere
     probe.write_text(head + PROBE + "</body>" + tail, encoding="utf-8")
     size = f"--window-size={VIEWPORT[0]},{VIEWPORT[1]}"
     dom = chromium(size, "--dump-dom", probe.as_uri(), tmp=tmp).stdout.decode("utf-8")
@@ -452,3 +452,32 @@ def test_the_front_page_is_byte_identical_when_rebuilt(built: Path, tmp_path: Pa
     assert len(pooled) == 2 * 3  # quality_cost and verdict_forest, as vl.json, svg and png
     for rel in [Path("index.html"), Path("summary.md"), *pooled]:
         assert (built / rel).read_bytes() == (out / rel).read_bytes(), rel
+
+
+def test_findings_name_at_most_four_ties_and_count_the_rest() -> None:
+    d = two_tracks()[1]
+    d["verdicts"] = [verdict(f"t{i}", "rg", "primary", 0.001 * i, "not detected") for i in range(6)]
+    apart = findings([d])[-1]
+    assert apart.count(" and rg on code (") == 4 and apart.endswith(
+        "; and 2 more (pooled verdicts below)."
+    )
+    d["baseline"] = "hay"  # the tool under test as the baseline: no sentence about itself
+    assert not any(s.startswith("Where hay wins") for s in findings([d]))
+
+
+def test_the_baseline_has_no_wins_and_shared_reasons_share_a_clause() -> None:
+    d = two_tracks()[1]
+    rg = d["leaderboard"][2]
+    rg.update(wins=None, ties=None, losses=None)
+    d["weighting"] = "corpora weighted equally; queries resampled within each corpus"
+    d["not_applicable"] = [
+        {"tool": "clangd-refs", "reason": "runs on the usage track only"},
+        {"tool": "cscope", "reason": "no C query"},
+        {"tool": "global-refs", "reason": "runs on the usage track only"},
+    ]
+    assert leaderboard.board_row(rg)[7] == "–"
+    assert "over a, b. Corpora weighted equally; queries resampled" in leaderboard.weighting(d)
+    assert leaderboard.under_table(d) == (
+        "Not applicable here: clangd-refs, global-refs (runs on the usage track only); "
+        "cscope (no C query)."
+    )

@@ -15,6 +15,7 @@ from searchbench.measures import DETECTED, TRACKS
 from searchbench.report.fmt import fmt_ci, fmt_num, fmt_signed
 
 MAX_SENTENCES = 6
+MAX_PAIRS = 4  # pairs named in the "cannot be told apart" sentence; the rest are counted
 
 
 def track_order(docs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -74,7 +75,7 @@ def tool_clause(doc: dict[str, Any], tool: str) -> str | None:
     """The tool's pooled difference and verdict against the baseline on one track and its
     per-corpus wins / ties / losses; None where it was not ranked."""
     row = tool_row(doc, tool)
-    if row is None:
+    if row is None or tool == doc["baseline"]:
         return None
     comp = next(
         (
@@ -116,7 +117,9 @@ def apart_sentence(docs: Sequence[dict[str, Any]]) -> str | None:
         return None
     if not pairs:
         return f"All {compared} pooled comparisons found a difference (detected better or worse)."
-    return "Cannot be told apart: " + "; ".join(pairs) + "."
+    more = len(pairs) - MAX_PAIRS
+    tail = f"; and {more} more (pooled verdicts below)" if more > 0 else ""
+    return "Cannot be told apart: " + "; ".join(pairs[:MAX_PAIRS]) + tail + "."
 
 
 def findings(docs: Sequence[dict[str, Any]], tool: str = "hay") -> list[str]:

@@ -46,13 +46,19 @@ def board_row(row: dict[str, Any]) -> list[str]:
         fmt_num(row.get("query_weighted")),
         str(len(corpora) if isinstance(corpora, list) else (corpora if corpora else "–")),
         str(row.get("queries") if row.get("queries") is not None else "–"),
-        f"{row['wins']}/{row['ties']}/{row['losses']}",
+        wtl(row),
         fmt_seconds(row.get("median_seconds")),
         fmt_bytes(row.get("bytes_before_answer")),
         fmt_seconds(row.get("index_seconds")),
         fmt_repeatable(row.get("repeatable")),
         ", ".join(map(str, row.get("broken") or [])) or "–",
     ]
+
+
+def wtl(row: dict[str, Any]) -> str:
+    """Wins / ties / losses against the baseline; the baseline itself has none."""
+    counts = [row.get(k) for k in ("wins", "ties", "losses")]
+    return "–" if None in counts else "/".join(map(str, counts))
 
 
 def title(track: str) -> str:
@@ -62,9 +68,10 @@ def title(track: str) -> str:
 
 def weighting(doc: dict[str, Any]) -> str:
     """How the figures were pooled, in the producer's words plus what the columns mean."""
+    rule = str(doc["weighting"]).strip().rstrip(".")
     return (
         f"Ranked by {doc['metric_label']} pooled over {', '.join(map(str, doc['corpora']))}. "
-        f"{str(doc['weighting']).rstrip('.')}. Query-weighted: the mean over every query "
+        f"{rule[:1].upper()}{rule[1:]}. Query-weighted: the mean over every query "
         f"instead. W/T/L: corpora where the tool is detected better / not told apart / "
         f"detected worse than {doc['baseline']}."
     )
@@ -73,7 +80,11 @@ def weighting(doc: dict[str, Any]) -> str:
 def under_table(doc: dict[str, Any]) -> str:
     """The one line under the table: the tools that do not apply and why, and the tools
     pooled and compared on a subset of the queries."""
-    absent = "; ".join(f"{r['tool']} ({r['reason']})" for r in doc["not_applicable"])
+    # tools sharing a reason share one clause (a track's off-track tools are many)
+    by_reason: dict[str, list[str]] = {}
+    for r in doc["not_applicable"]:
+        by_reason.setdefault(str(r["reason"]), []).append(str(r["tool"]))
+    absent = "; ".join(f"{', '.join(tools)} ({why})" for why, tools in by_reason.items())
     line = f"Not applicable here: {absent}." if absent else "Every tool applies to this track."
     subsets = "; ".join(
         f"{r['tool']} on {r['subset']}"
