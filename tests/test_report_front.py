@@ -425,7 +425,7 @@ def test_without_times_the_chart_keeps_only_the_bytes_panel(doc: dict) -> None:
     assert "quality_cost" not in pooled_charts(untimed)
 
 
-def test_only_the_front_and_the_top_five_are_named_on_the_chart() -> None:
+def test_only_the_pareto_front_is_named_on_the_chart() -> None:
     rows = [(f"t{i}", 0.9 - i * 0.05, 0, 0, 0) for i in range(7)]
     d = board("code", "MRR", rows, [])
     for i, row in enumerate(d["leaderboard"]):
@@ -433,7 +433,7 @@ def test_only_the_front_and_the_top_five_are_named_on_the_chart() -> None:
         row["bytes_before_answer"] = 100
     [panel, _] = pooled_charts(d)["quality_cost"]["vconcat"]
     labels = {r["tool"]: r["label"] for r in panel["data"]["values"]}
-    assert labels == {f"t{i}": (f"t{i}" if i < 5 else "") for i in range(7)}
+    assert labels == {f"t{i}": (f"t{i}" if i == 0 else "") for i in range(7)}
     assert {r["tool"] for r in panel["data"]["values"] if r["front"] == "Pareto front"} == {"t0"}
 
 

@@ -303,7 +303,7 @@ COST_AXES = (
 
 def quality_cost_rows(doc: dict[str, Any], field: str, scale: float) -> list[dict[str, Any]]:
     """One point per ranked tool with that cost measured, marked on the Pareto front or not
-    (higher pooled metric, lower cost); labelled when on the front or in the top five."""
+    (higher pooled metric, lower cost); only the points on the front are labelled."""
     from searchbench.report.pooled import number, pareto_front
 
     board = doc["leaderboard"]
@@ -323,8 +323,8 @@ def quality_cost_rows(doc: dict[str, Any], field: str, scale: float) -> list[dic
                 "ci_high": number(r["ci_high"]),
                 "cost": cost * scale,
                 "front": "Pareto front" if r["tool"] in front else "dominated",
-                # named: the front and the top ranks; the rest stay dots (crowded labels)
-                "label": str(r["tool"]) if r["tool"] in front or int(r["rank"]) <= 5 else "",
+                # only the front is named: ablation variants and greps crowd the rest
+                "label": str(r["tool"]) if r["tool"] in front else "",
             }
         )
     return sorted(rows, key=lambda row: (row["cost"], row["tool"]))
@@ -367,7 +367,7 @@ def quality_cost_panel(doc: dict[str, Any], field: str, title: str, scale_type: 
         ],
     )
     labels = base.mark_text(align="left", dx=6, dy=-6, fontSize=10).encode(text="label:N")
-    return (bars + front + points + labels).properties(width=220, height=120)
+    return (bars + front + points + labels).properties(width=200, height=120)
 
 
 def quality_cost_chart(doc: dict[str, Any]) -> Any:
@@ -382,7 +382,7 @@ def quality_cost_chart(doc: dict[str, Any]) -> Any:
     ]
     # stacked, so that the chart fits beside the leaderboard in the first screen
     return alt.vconcat(*panels).properties(
-        title=f"{doc['track']} track: quality against cost (bar: 95% CI)"
+        title=f"{doc['track']}: quality against cost (bar: 95% CI)"
     )
 
 

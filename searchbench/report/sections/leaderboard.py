@@ -105,12 +105,10 @@ def table_html(doc: dict[str, Any]) -> str:
         f'<th class="name">{esc(h)}</th>' if i in (1, 2) else f"<th>{esc(h)}</th>"
         for i, h in enumerate(header(doc))
     )
+    cls = {1: ' class="name"', 2: ' class="name"'}
     body = "".join(
         "<tr>"
-        + "".join(
-            f'<td class="name">{esc(c)}</td>' if i in (1, 2) else f"<td>{esc(c)}</td>"
-            for i, c in enumerate(cells)
-        )
+        + "".join(f"<td{cls.get(i, '')}>{esc(c)}</td>" for i, c in enumerate(cells))
         + "</tr>"
         for cells in rows_of(doc)
     )
