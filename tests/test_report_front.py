@@ -271,9 +271,16 @@ def test_where_this_benchmark_is_wrong_names_the_tracks_that_ran(tmp_path: Path)
         text
     )
     assert '"Where is this used?"' not in text
-    assert "Could not run: bsd-grep (binary `bsdgrep` not found on PATH" in text
+    assert "Could not run: bsd-grep (why: Tools skipped); none broke; " in text
     assert "not repeatable: ugrep (code)" in text
     assert "No record of unparsed files was read." in text
+    # a null flag is "not audited", never "repeated"
+    for doc in model.pooled.values():
+        for row in doc["leaderboard"]:
+            row["repeatable"] = None
+    assert "; repeatability was not audited." in weaknesses.tool_gaps(model)
+    model.pooled["code"]["leaderboard"][0]["repeatable"] = True
+    assert "every audited tool repeated (3 of 4 not audited)." in weaknesses.tool_gaps(model)
 
 
 # ----------------------------------------------------------------------------- the page

@@ -131,34 +131,40 @@ def languages(model: Model) -> str:
     )
 
 
-def tool_gaps(model: Model) -> str:
-    """The tools that could not run, broke, or did not repeat their results in this run."""
-    missing = [
-        f"{t['name']} ({t.get('skipped_reason') or 'not available'})"
-        for t in model.tools
-        if not t.get("available", True)
+def repeatability(model: Model) -> str | None:
+    """Which tools did not repeat their results; None when no pooled file was read. A null
+    flag is "not audited", never "repeated"."""
+    if not model.pooled:
+        return None
+    flags = [
+        (row["tool"], track, row.get("repeatable"))
+        for track, doc in model.pooled.items()
+        for row in doc["leaderboard"]
     ]
-    broken = [
-        f"{tool} on {sec.key} ({why})"
-        for sec in model.sections
-        for tool, why in broken_tools(sec.health).items()
-    ]
-    unsteady = sorted(
-        {
-            f"{row['tool']} ({track})"
-            for track, doc in model.pooled.items()
-            for row in doc["leaderboard"]
-            if row.get("repeatable") is False
-        }
+    unsteady = sorted({f"{tool} ({track})" for tool, track, flag in flags if flag is False})
+    audited = sum(isinstance(flag, bool) for *_, flag in flags)
+    if not audited:
+        return "repeatability was not audited"
+    if unsteady:
+        return f"not repeatable: {', '.join(unsteady)}"
+    unaudited = len(flags) - audited
+    return "every audited tool repeated" + (
+        f" ({unaudited} of {len(flags)} not audited)" if unaudited else ""
     )
+
+
+def tool_gaps(model: Model) -> str:
+    """The tools that could not run, broke, or did not repeat their results in this run (the
+    reasons are in the tool-health table and "Tools skipped")."""
+    missing = [str(t["name"]) for t in model.tools if not t.get("available", True)]
+    broken = [f"{tool} on {sec.key}" for sec in model.sections for tool in broken_tools(sec.health)]
     parts = [
-        f"could not run: {'; '.join(missing)}" if missing else "every configured tool ran",
-        f"broken: {'; '.join(broken)}" if broken else "none broke",
+        f"could not run: {', '.join(missing)} (why: Tools skipped)"
+        if missing
+        else "every configured tool ran",
+        f"broken: {', '.join(broken)} (why: tool health)" if broken else "none broke",
+        *[r for r in [repeatability(model)] if r],
     ]
-    if model.pooled:
-        parts.append(
-            f"not repeatable: {', '.join(unsteady)}" if unsteady else "every tool repeated"
-        )
     text = "; ".join(parts)
     return f"**Tools that are missing or unsteady.** {text[:1].upper()}{text[1:]}."
 
