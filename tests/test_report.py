@@ -517,12 +517,16 @@ def test_rule_inputs_key_every_path_by_its_wildcards() -> None:
         "docs_fast_path",
         "docs_by_language",
         "docs_pooled_by_language",
+        "docs_pooled",
         "docs_filter_rank",
         "docs_ties",
         "docs_calibration",
         "docs_agent_cost",
     }
     assert docs["docs_pooled_by_language"]["paths"] == ["results/pooled/docs/by_language.json"]
+    # the pooled leaderboard: one per measured track, beside (not under) its by-language file
+    assert docs["docs_pooled"]["paths"] == ["results/pooled/docs.json"]
+    assert code["pooled"]["keys"] == [["code"]]
     assert docs["docs_fast_path"]["paths"][1] == "results/a.corpus/docs/fastpath/ugrep.json"
     assert docs["docs_fast_path"]["keys"][1] == ["a.corpus", "docs", "ugrep"]
     assert code["timing"]["keys"] == [["b-corpus", "rg"], ["a.corpus", "rg"]]
@@ -540,6 +544,9 @@ def test_rule_inputs_key_every_path_by_its_wildcards() -> None:
         ("b-corpus", "code"): Path("results/b-corpus/code/scores.tsv"),
         ("b-corpus", "docs"): Path("results/b-corpus/docs/scores.tsv"),
         ("b-corpus", "usage"): Path("results/b-corpus/usage/scores.tsv"),
+    }
+    assert got.keyed("pooled") == {
+        (t,): Path(f"results/pooled/{t}.json") for t in ("code", "docs", "usage")
     }
     assert got.by_corpus("docs_funnel")["a.corpus"] == Path("results/a.corpus/docs/funnel.tsv")
     with pytest.raises(BenchError, match="report input scores: 2 paths but 1 keys"):
@@ -938,7 +945,9 @@ def test_where_this_benchmark_is_wrong_is_written_from_the_run(tmp_path: Path) -
     assert f"the code track {diffs[0]:+.3f} to {diffs[-1]:+.3f} over 2 corpora" in text
     assert "the docs track was not measured on any corpus" in text
     md = "".join(weaknesses.markdown(model))
-    assert md.startswith("## Where this benchmark is wrong\n") and md.count("\n- ") == 4
+    # the languages the symbol rules cannot parse, from unseen.tsv (alpha's a.sh)
+    assert "so these languages are not asked about: .sh (1) files." in text
+    assert md.startswith("## Where this benchmark is wrong\n") and md.count("\n- ") == 6
 
 
 def test_the_best_tool_of_each_family_is_named_per_corpus_and_overall(tmp_path: Path) -> None:

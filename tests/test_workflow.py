@@ -176,6 +176,28 @@ def test_report_is_written(two_runs):
     assert "mini" in html and "hay" in html
 
 
+def test_the_report_opens_with_the_pooled_leaderboard_of_the_run(two_runs, tmp_path):
+    """Issue 33, end to end: the pooled rule's file is the report's input; summary.md's first
+    40 lines hold the code track's leaderboard, every ranked tool in rank order, and in
+    Chromium at 1400x900 the leaderboard and the quality-cost chart are on the first screen."""
+    from test_report import CHROMIUM
+    from test_report_front import inside, layout
+
+    workdir = two_runs[0]
+    pooled = json.loads((workdir / "results/pooled/code.json").read_text())
+    head = (workdir / "results/report/summary.md").read_text().splitlines()[:40]
+    start = head.index("## Leaderboard, code track: where is this name declared?")
+    rows = [line for line in head[start:] if line.startswith("| ") and line[2].isdigit()]
+    assert [line.split(" | ")[1] for line in rows] == [r["tool"] for r in pooled["leaderboard"]]
+    leader = pooled["leaderboard"][0]
+    assert any(line.startswith(f"- On the code track, {leader['tool']} leads") for line in head)
+    report = workdir / "results/report"
+    assert (report / "charts/pooled/code/quality_cost.svg").read_text().startswith("<svg")
+    if CHROMIUM.exists():
+        boxes = layout(report / "index.html", tmp_path)
+        assert inside(boxes["leaderboard"]) and inside(boxes["chart"]), boxes
+
+
 def test_declared_families_languages_and_run_provenance_come_out_of_a_run(two_runs):
     workdir = two_runs[0]
     inference = json.loads((workdir / "results/mini/code/inference.json").read_text())

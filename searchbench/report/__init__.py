@@ -2,7 +2,8 @@
 
 Inputs are the artifacts of docs/artifacts.md; outputs are `index.html` (self-contained: the
 Vega bundle and every chart spec are inline, so it renders with no network), `summary.md`,
-`summary.csv` and `charts/{corpus}/{track}/{chart}.{vl.json,svg,png}`.
+`summary.csv` and `charts/{corpus}/{track}/{chart}.{vl.json,svg,png}` (a track's pooled charts under
+`charts/pooled/{track}/`).
 
 Layout: `inputs` names every artifact the report reads (ARTIFACTS) and holds their paths by
 key (ReportInputs, built from the rule's params); `model` reads them into one Model (means,
@@ -24,7 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from searchbench.artifacts import write_text
-from searchbench.report.charts import _vl_version, section_charts, write_chart_files
+from searchbench.report.charts import (
+    _vl_version,
+    pooled_charts,
+    section_charts,
+    write_chart_files,
+)
 from searchbench.report.inputs import ReportInputs
 from searchbench.report.model import Model, build_model
 from searchbench.report.page import render_html, render_markdown
@@ -72,6 +78,8 @@ def build_report(inputs: ReportInputs, outputs: ReportOutputs) -> Model:
     model = build_model(inputs)
     vl_version = _vl_version()
     specs = {(s.corpus, s.track): section_charts(model, s) for s in model.sections}
+    # each track's pooled charts (front page) under charts/pooled/{track}/
+    specs.update({("pooled", t): pooled_charts(doc) for t, doc in model.pooled.items()})
     charts_dir = Path(outputs.charts)
     charts_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp_dir = Path(tempfile.mkdtemp(dir=charts_dir.parent, prefix=f".{charts_dir.name}."))

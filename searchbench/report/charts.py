@@ -258,6 +258,8 @@ CHART_TITLES = {
     "ranks": "Rank distribution",
     "quality_time": "Quality vs time and memory",
     "funnel": "Query funnel",
+    "quality_cost": "Quality against cost, pooled",
+    "verdict_forest": "Pooled verdicts, per corpus",
 }
 
 
@@ -273,12 +275,178 @@ class Page:
 
     def chart(self, sec: Section, kind: str) -> list[str]:
         """The chart of one kind for a corpus and track, if the section has one."""
-        spec = self.specs.get((sec.corpus, sec.track), {}).get(kind)
+        return self.chart_at(sec.corpus, sec.track, kind)
+
+    def chart_at(self, corpus: str, track: str, kind: str) -> list[str]:
+        """The chart of one kind under charts/{corpus}/{track}/ ("pooled" for a track's
+        pooled charts), if there is one."""
+        spec = self.specs.get((corpus, track), {}).get(kind)
         if spec is None:
             return []
         self.chart_ids.append(f"chart-{len(self.chart_ids) + 1}")
-        stem = f"{self.charts_rel}/{sec.corpus}/{sec.track}/{kind}"
+        stem = f"{self.charts_rel}/{corpus}/{track}/{kind}"
         return [chart_div(self.chart_ids[-1], spec, stem)]
 
     def has_chart(self, sec: Section, kind: str) -> bool:
         return kind in self.specs.get((sec.corpus, sec.track), {})
+
+
+# ----------------------------------------------------------------------------- pooled (front page)
+
+FRONT_COLOUR = "#c51b7d"  # the Pareto front: one colour no other chart uses
+COST_AXES = (
+    # (leaderboard field, axis title, scale): times and bytes span orders of magnitude
+    ("median_seconds", "median time per query (ms, log)", "log"),
+    ("bytes_before_answer", "bytes read before the answer (symlog)", "symlog"),
+)
+
+
+def quality_cost_rows(doc: dict[str, Any], field: str, scale: float) -> list[dict[str, Any]]:
+    """One point per ranked tool with that cost measured, marked on the Pareto front or not
+    (higher pooled metric, lower cost); only the points on the front are labelled."""
+    from searchbench.report.pooled import number, pareto_front
+
+    board = doc["leaderboard"]
+    points = [(str(r["tool"]), number(r["pooled"]), number(r.get(field))) for r in board]
+    front = pareto_front(points)
+    rows = []
+    for r in board:
+        cost = number(r.get(field))
+        # a zero time cannot sit on a log axis (bytes are on a symlog axis: zero is fine)
+        if cost is None or number(r["pooled"]) is None or (field == "median_seconds" and cost <= 0):
+            continue
+        rows.append(
+            {
+                "tool": str(r["tool"]),
+                "pooled": number(r["pooled"]),
+                "ci_low": number(r["ci_low"]),
+                "ci_high": number(r["ci_high"]),
+                "cost": cost * scale,
+                "front": "Pareto front" if r["tool"] in front else "dominated",
+                # only the front is named: ablation variants and greps crowd the rest
+                "label": str(r["tool"]) if r["tool"] in front else "",
+            }
+        )
+    return sorted(rows, key=lambda row: (row["cost"], row["tool"]))
+
+
+def quality_cost_panel(doc: dict[str, Any], field: str, title: str, scale_type: str) -> Any:
+    import altair as alt
+
+    rows = quality_cost_rows(doc, field, 1000.0 if field == "median_seconds" else 1.0)
+    label = str(doc["metric_label"])
+    base = alt.Chart(alt.Data(values=rows)).encode(
+        x=alt.X(
+            "cost:Q",
+            scale=alt.Scale(type=scale_type),
+            axis=alt.Axis(tickCount=4, format="~s"),
+            title=title,
+        ),
+        y=alt.Y("pooled:Q", scale=alt.Scale(zero=False, nice=True), title=f"{label}, pooled"),
+    )
+    colour = alt.Color(
+        "front:N",
+        scale=alt.Scale(domain=["Pareto front", "dominated"], range=[FRONT_COLOUR, "#777777"]),
+        legend=alt.Legend(title=None, orient="bottom"),
+    )
+    bars = base.mark_rule(color="#999999").encode(y="ci_low:Q", y2="ci_high:Q")
+    front = (
+        base.transform_filter(alt.datum.front == "Pareto front")
+        .mark_line(color=FRONT_COLOUR, strokeWidth=2)
+        .encode(order="cost:Q")
+    )
+    points = base.mark_point(filled=True, size=60).encode(
+        color=colour,
+        tooltip=[
+            "tool:N",
+            alt.Tooltip("pooled:Q", format=".3f"),
+            alt.Tooltip("ci_low:Q", format=".3f"),
+            alt.Tooltip("ci_high:Q", format=".3f"),
+            alt.Tooltip("cost:Q", format=".3~s"),
+            "front:N",
+        ],
+    )
+    labels = base.mark_text(align="left", dx=6, dy=-6, fontSize=10).encode(text="label:N")
+    return (bars + front + points + labels).properties(width=200, height=120)
+
+
+def quality_cost_chart(doc: dict[str, Any]) -> Any:
+    """Pooled primary metric (95% interval) against time per query and bytes read before the
+    answer, one panel each, the Pareto front drawn: what an agent builder picks from."""
+    import altair as alt
+
+    panels = [
+        quality_cost_panel(doc, f, title, scale)
+        for f, title, scale in COST_AXES
+        if quality_cost_rows(doc, f, 1.0)  # timing off: no time panel
+    ]
+    # stacked, so that the chart fits beside the leaderboard in the first screen
+    return alt.vconcat(*panels).properties(
+        title=f"{doc['track']}: quality against cost (bar: 95% CI)"
+    )
+
+
+def verdict_forest_chart(doc: dict[str, Any]) -> Any:
+    """Per pooled comparison, the per-corpus paired differences with their intervals and the
+    pooled one below them: heterogeneity seen, not averaged away."""
+    import altair as alt
+
+    corpora = [str(c) for c in doc["corpora"]]
+
+    def row(v: dict[str, Any], corpus: str) -> dict[str, Any]:
+        return {
+            "comparison": f"{v['tool']} − {v['reference']}",
+            "corpus": corpus,
+            "diff": as_float(v.get("diff")),
+            "ci_low": as_float(v.get("ci_low")),
+            "ci_high": as_float(v.get("ci_high")),
+            "verdict": str(v["verdict"]),
+        }
+
+    rows = [row(f, str(f["corpus"])) for f in doc["forest"]]
+    rows += [row(v, "pooled") for v in doc["verdicts"]]
+    y = alt.Y("corpus:N", sort=[*corpora, "pooled"], title=None)
+    colour = alt.Color(
+        "verdict:N",
+        scale=alt.Scale(domain=list(VERDICTS), range=list(VERDICT_COLOURS)),
+        legend=alt.Legend(title="verdict", orient="bottom"),
+    )
+    base = alt.Chart()
+    zero = base.mark_rule(strokeDash=[4, 4], color="#333").encode(x=alt.datum(0))
+    ci = base.mark_rule(strokeWidth=2).encode(
+        y=y, x=alt.X("ci_low:Q", title=f"paired difference in {doc['metric_label']}"),
+        x2="ci_high:Q", color=colour,
+    )  # fmt: skip
+    point = base.mark_point(filled=True, size=50).encode(
+        y=y,
+        x="diff:Q",
+        color=colour,
+        shape=alt.condition(
+            alt.datum.corpus == "pooled", alt.value("diamond"), alt.value("circle")
+        ),
+        tooltip=["comparison:N", "corpus:N", alt.Tooltip("diff:Q", format="+.3f"), "verdict:N"],
+    )
+    order = list(dict.fromkeys(r["comparison"] for r in rows))
+    return (
+        alt.layer(zero, ci, point, data=alt.Data(values=rows))
+        .properties(width=240, height=14 * (len(corpora) + 1))
+        .facet(
+            row=alt.Row(
+                "comparison:N",
+                sort=order,
+                title=None,
+                header=alt.Header(labelAngle=0, labelAlign="left"),
+            )
+        )
+        .properties(title=f"{doc['track']} track: per-corpus differences (◆ pooled)")
+    )
+
+
+def pooled_charts(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """chart kind -> spec for one track's pooled document (charts/pooled/{track}/)."""
+    specs = {}
+    if any(quality_cost_rows(doc, f, 1.0) for f, *_ in COST_AXES):
+        specs["quality_cost"] = quality_cost_chart(doc).to_dict()
+    if doc["verdicts"]:
+        specs["verdict_forest"] = verdict_forest_chart(doc).to_dict()
+    return specs

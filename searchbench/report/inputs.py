@@ -56,6 +56,7 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
     "calibration": ("results/{corpus}/{track}/calibration.tsv", "track"),
     "agent_cost": ("results/{corpus}/{track}/agent_cost.tsv", "track"),
     "pooled_by_language": ("results/pooled/{track}/by_language.json", "pooled track"),
+    "pooled": ("results/pooled/{track}.json", "pooled track"),
     "fast_path": ("results/{corpus}/{track}/fastpath/{tool}.json", "track, fast-path tool"),
 }
 PER_TRACK = frozenset({"track", "track, fast-path tool", "pooled track"})

@@ -12,10 +12,11 @@ from searchbench.errors import BenchError
 from searchbench.gt_audit import SUMMARY_COLUMNS
 from searchbench.headings import DECLARED_COLUMNS
 from searchbench.health import read_health
-from searchbench.measures import MIN_QUERIES, SUBSETS, primary_metric_of
+from searchbench.measures import MIN_QUERIES, SUBSETS, TRACKS, primary_metric_of
 from searchbench.metrics import SCORE_COLUMNS
 from searchbench.report.fmt import METRICS, as_float
 from searchbench.report.inputs import ReportInputs
+from searchbench.report.pooled import load_pooled
 from searchbench.report.summaries import (
     cost_summary,
     metric_means,
@@ -120,6 +121,8 @@ class Model:
     declared_in_code: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     # every input path by key: a section may read an artifact only it shows (sections/runs.py)
     sources: ReportInputs = field(default_factory=ReportInputs.empty)
+    # track -> its pooled leaderboard, verdicts and forest (report/pooled.py), track order
+    pooled: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def build_section(
@@ -236,7 +239,18 @@ def build_model(inputs: ReportInputs) -> Model:
         docs_funnel=read_rows(inputs, "docs_funnel", FUNNEL_COLUMNS),
         declared_in_code=read_rows(inputs, "declared_in_code", DECLARED_COLUMNS),
         sources=inputs,
+        pooled=read_pooled(inputs),
     )
+
+
+def read_pooled(inputs: ReportInputs) -> dict[str, dict[str, Any]]:
+    """track -> its pooled document, in the benchmark's track order."""
+    docs = {key[0]: load_pooled(path) for key, path in inputs.keyed("pooled").items()}
+    return {t: docs[t] for t in sorted(docs, key=track_rank)}
+
+
+def track_rank(track: str) -> tuple[int, str]:
+    return (TRACKS.index(track) if track in TRACKS else len(TRACKS), track)
 
 
 # A tool's failures on the section's corpus and track (health.tsv), beside each of its rows.

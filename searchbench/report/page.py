@@ -31,6 +31,15 @@ td.identical,span.identical{color:#2f6690}
 .chart{margin:.6em 0 1.4em}
 code,pre{font:12px ui-monospace,Menlo,Consolas,monospace}
 pre{background:#f7f7f7;padding:.6em;overflow-x:auto;white-space:pre-wrap}
+.front{display:flex;flex-wrap:wrap;gap:0 1em;align-items:flex-start}
+.front table{margin:.3em 0 .3em}
+.front.board-row{flex-wrap:nowrap}.front-table{flex:1 1 auto;min-width:0;overflow-x:auto}
+.front-chart{flex:none;width:min-content}.front-chart .note{font-size:11px}
+table.leaderboard th{white-space:normal}
+table.leaderboard{font-size:12px}table.leaderboard td,table.leaderboard th{padding:2px 4px}
+.front .chart{margin:.2em 0 .2em}
+h2[id^="leaderboard-"]{margin-top:.8em;font-size:1.3em}
+.small{font-size:12px;margin:.3em 0;color:#444}.findings{margin:.4em 0 .6em}
 td.hash{font:11px ui-monospace,Menlo,Consolas,monospace;text-align:left;word-break:break-all}
 """
 

@@ -1,16 +1,20 @@
 """Where this benchmark is wrong, in this run's own figures (docs/method.md §9): the bias of
-the task toward declaration priors, the parser's gaps, the slice of searching measured, and
-the one machine the times come from."""
+the task toward declaration priors, the parser's gaps and the languages it has no rules for,
+the tracks that ran (and the questions none asks), the tools that could not run, broke or did
+not repeat, and the one machine the times come from."""
 
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import PurePosixPath
 
 from searchbench.artifacts import read_json, read_tsv
+from searchbench.health import broken_tools
 from searchbench.measures import DETECTED
 from searchbench.report.charts import Page
 from searchbench.report.fmt import as_float, esc
 from searchbench.report.model import Model
+from searchbench.report.sections.intro import TRACK_QUESTIONS, measured_tracks
 from searchbench.report.sections.overview import OVERVIEW_TOOL
 from searchbench.sampling import UNSEEN_COLUMNS
 
@@ -77,12 +81,92 @@ def parser_gaps(model: Model) -> str:
 
 
 def slice_measured(model: Model) -> str:
-    tracks = sorted({s.track for s in model.sections})
-    return (
-        f"**Definition-finding is a slice of searching.** Measured here: {', '.join(tracks)} "
-        'track(s), one symbol name per question. "Where is this used?", "what calls this?" '
-        "and searches with no name to type are not measured."
+    """The questions the tracks that ran answer, the tracks that did not run, and what no
+    track asks: written from the sections this run has, not from a fixed list."""
+    measured = measured_tracks(model)
+    asked = "; ".join(f"{t} ({TRACK_QUESTIONS.get(t, 'its own questions')})" for t in measured)
+    missing = [t for t in TRACK_QUESTIONS if t not in measured]
+    skipped = (
+        " Not measured in this run: "
+        + "; ".join(f"{t} ({TRACK_QUESTIONS[t]})" for t in missing)
+        + "."
+        if missing
+        else ""
     )
+    no_name = (
+        "are measured only as the literal searches agents typed (behaviour track)"
+        if "behaviour" in measured
+        else "are not measured"
+    )
+    return (
+        f"**Each track is a slice of searching.** Measured here: {asked or 'no track'}; "
+        f"each question is one name to type.{skipped} Searches with no name to type (a "
+        f"behaviour described in words) {no_name}."
+    )
+
+
+def unparsed_languages(model: Model) -> Counter[str]:
+    """File suffix -> files of a language the symbol rules have no parser for, every corpus."""
+    out: Counter[str] = Counter()
+    for path in model.sources.by_corpus("unseen").values():
+        for row in read_tsv(path, UNSEEN_COLUMNS):
+            if row["reason"] == "unparsed-language":
+                out[PurePosixPath(row["path"]).suffix or PurePosixPath(row["path"]).name] += 1
+    return out
+
+
+def languages(model: Model) -> str:
+    counts = unparsed_languages(model)
+    if not model.sources.by_corpus("unseen"):
+        return "**Languages without a parser.** No record of unparsed files was read."
+    if not counts:
+        return (
+            "**Languages without a parser.** Every source file of this run's corpora is in a "
+            "language the symbol rules parse."
+        )
+    named = ", ".join(f"{suffix} ({n})" for suffix, n in sorted(counts.items()))
+    return (
+        "**Languages without a parser.** No symbol is drawn from files the rules cannot parse, "
+        f"so these languages are not asked about: {named} files."
+    )
+
+
+def repeatability(model: Model) -> str | None:
+    """Which tools did not repeat their results; None when no pooled file was read. A null
+    flag is "not audited", never "repeated"."""
+    if not model.pooled:
+        return None
+    flags = [
+        (row["tool"], track, row.get("repeatable"))
+        for track, doc in model.pooled.items()
+        for row in doc["leaderboard"]
+    ]
+    unsteady = sorted({f"{tool} ({track})" for tool, track, flag in flags if flag is False})
+    audited = sum(isinstance(flag, bool) for *_, flag in flags)
+    if not audited:
+        return "repeatability was not audited"
+    if unsteady:
+        return f"not repeatable: {', '.join(unsteady)}"
+    unaudited = len(flags) - audited
+    return "every audited tool repeated" + (
+        f" ({unaudited} of {len(flags)} not audited)" if unaudited else ""
+    )
+
+
+def tool_gaps(model: Model) -> str:
+    """The tools that could not run, broke, or did not repeat their results in this run (the
+    reasons are in the tool-health table and "Tools skipped")."""
+    missing = [str(t["name"]) for t in model.tools if not t.get("available", True)]
+    broken = [f"{tool} on {sec.key}" for sec in model.sections for tool in broken_tools(sec.health)]
+    parts = [
+        f"could not run: {', '.join(missing)} (why: Tools skipped)"
+        if missing
+        else "every configured tool ran",
+        f"broken: {', '.join(broken)} (why: tool health)" if broken else "none broke",
+        *[r for r in [repeatability(model)] if r],
+    ]
+    text = "; ".join(parts)
+    return f"**Tools that are missing or unsteady.** {text[:1].upper()}{text[1:]}."
 
 
 def machine(model: Model) -> str:
@@ -101,7 +185,14 @@ def machine(model: Model) -> str:
 
 
 def paragraphs(model: Model) -> list[str]:
-    return [bias(model), parser_gaps(model), slice_measured(model), machine(model)]
+    return [
+        bias(model),
+        parser_gaps(model),
+        languages(model),
+        slice_measured(model),
+        tool_gaps(model),
+        machine(model),
+    ]
 
 
 def bold(text: str) -> str:
