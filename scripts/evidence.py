@@ -1,5 +1,6 @@
 """Publish this configuration's run into evidence/RUN_NAME/ (searchbench/evidence.py)."""
 
+import os
 from pathlib import Path
 
 from searchbench.artifacts import read_json
@@ -20,7 +21,12 @@ def main(smk) -> None:
         corpora=[read_json(p) for p in smk.input.corpora],
         hosts={c: read_json(p) for c, p in zip(params.hosts_by, smk.input.hosts, strict=True)},
     )
-    record = machine_paths_relative(record, str(params.repository), str(Path.home()))
+    folders = [str(params.repository), os.getcwd()]  # the job runs in the run's directory
+
+    def relative(value):
+        return machine_paths_relative(value, folders, str(Path.home()))
+
+    record = relative(record)
     write_evidence(
         {name: smk.output[name] for name in ("results", "by_language", "provenance", "readme")},
         summary_csv=Path(smk.input.summary).read_text(encoding="utf-8"),
@@ -35,6 +41,7 @@ def main(smk) -> None:
         Path(smk.input.charts),
         Path(smk.output.summary),
         Path(smk.output.charts),
+        rewrite=relative,
     )
 
 

@@ -22,7 +22,7 @@ import io
 import os
 import re
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,16 +62,19 @@ def provenance(
     }
 
 
-def machine_paths_relative(value: Any, repository: str, home: str) -> Any:
-    """Every string of a record with the repository's folder made relative and the home
-    folder written ~ (tool binaries, version lines naming a binary, the command)."""
+def machine_paths_relative(value: Any, folders: Sequence[str], home: str) -> Any:
+    """Every string of a record with these folders made relative (the repository, the run's
+    working directory: the command is run from it) and the home folder written ~ (tool
+    binaries, version lines naming a binary, the command, a --configfile beside the run)."""
     if isinstance(value, str):
-        value = value.replace(repository.rstrip("/") + "/", "")
+        # the longest first: a working directory inside the repository keeps its own prefix
+        for folder in sorted({f.rstrip("/") for f in folders if f.strip("/")}, key=len)[::-1]:
+            value = value.replace(folder + "/", "")
         return value.replace(home.rstrip("/") + "/", "~/") if home.strip("/") else value
     if isinstance(value, Mapping):
-        return {k: machine_paths_relative(v, repository, home) for k, v in value.items()}
+        return {k: machine_paths_relative(v, folders, home) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [machine_paths_relative(v, repository, home) for v in value]
+        return [machine_paths_relative(v, folders, home) for v in value]
     return value
 
 
@@ -84,8 +87,15 @@ def linked_charts(summary_md: str) -> list[str]:
     return sorted(set(CHART_LINK.findall(summary_md)))
 
 
-def copy_summary(summary_md: Path, charts_from: Path, summary_to: Path, charts_to: Path) -> None:
-    """The summary and the charts it links (only those: the report writes many more)."""
+def copy_summary(
+    summary_md: Path,
+    charts_from: Path,
+    summary_to: Path,
+    charts_to: Path,
+    rewrite: Callable[[str], str] = str,
+) -> None:
+    """The summary and the charts it links (only those: the report writes many more); its text
+    passes through rewrite (machine_paths_relative)."""
     text = summary_md.read_text(encoding="utf-8")
     if charts_to.exists():
         shutil.rmtree(charts_to)
@@ -97,7 +107,7 @@ def copy_summary(summary_md: Path, charts_from: Path, summary_to: Path, charts_t
         target = charts_to / Path(link).relative_to("charts")
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
-    write_text(summary_to, text)
+    write_text(summary_to, rewrite(text))
 
 
 def primary_rows(summary_csv: str) -> list[dict[str, str]]:

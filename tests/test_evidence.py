@@ -135,7 +135,7 @@ def test_published_records_name_no_folder_of_the_machine():
         ],
         "cores": 2,
     }
-    out = machine_paths_relative(record, "/work/ck/", "/root")
+    out = machine_paths_relative(record, ["/work/ck/"], "/root")
     assert out["tools"][0]["binary"] == ".venv/bin/ast-grep"
     assert out["tools"][1]["version"] == "hay 0.1.0 (rg .venv/bin/rg)"
     assert out["tools"][2]["binary"] == "~/.cargo/bin/srgn"
@@ -143,7 +143,11 @@ def test_published_records_name_no_folder_of_the_machine():
     assert out["tools"][3] == {"name": "ack", "binary": "/usr/bin/ack",
                                "argv": ["{binary}", "/work/ckother/x"]}  # fmt: skip
     assert out["cores"] == 2
-    assert machine_paths_relative("/a/b", "/work/ck", "/") == "/a/b"  # home / is no prefix
+    assert machine_paths_relative("/a/b", ["/work/ck"], "/") == "/a/b"  # home / is no prefix
+    # the run's own directory (a --configfile beside it), inside or outside the repository
+    command = "snakemake --configfile /tmp/run/config.yaml -d /work/ck/runs/a x /work/ck/y"
+    out = machine_paths_relative(command, ["/work/ck", "/tmp/run", "/work/ck/runs/a"], "/root")
+    assert out == "snakemake --configfile config.yaml -d runs/a x y"
 
 
 def test_the_summary_is_published_with_the_charts_it_links_only(tmp_path):
@@ -159,8 +163,8 @@ def test_the_summary_is_published_with_the_charts_it_links_only(tmp_path):
         "charts/pooled/code/forest.svg", "charts/pooled/code/quality_cost.svg"]  # fmt: skip
     out = tmp_path / "evidence"
     (out / "charts" / "stale").mkdir(parents=True)
-    copy_summary(md, charts, out / "summary.md", out / "charts")
-    assert (out / "summary.md").read_text() == md.read_text()
+    copy_summary(md, charts, out / "summary.md", out / "charts", rewrite=str.upper)
+    assert (out / "summary.md").read_text() == md.read_text().upper()
     published = sorted(str(p.relative_to(out)) for p in out.rglob("*.svg"))
     assert published == ["charts/pooled/code/forest.svg", "charts/pooled/code/quality_cost.svg"]
     assert not (out / "charts" / "stale").exists()

@@ -258,10 +258,16 @@ TOOL_SPECS = load_tools(TOOLS_YAML)
 NEEDLE = "hostile_needle"
 USE_C = b"int user_%s(void) { return hostile_needle(1); }\n"
 USE_PY = b"from needle import hostile_needle\nhostile_needle()\n"
+USE_GO = b"package main\n\nfunc user_%s() int { return hostile_needle(1) }\n"
 USE_TS = b'import { hostile_needle } from "./needle";\nhostile_needle();\n'
 # Plain files: where each language declares and uses the name (the answers).
-DECLARED = {"c": b"needle.c", "python": b"needle.py", "typescript": b"needle.ts"}
-USED = {"c": b"user.c", "python": b"user.py", "typescript": b"user.ts"}
+DECLARED = {
+    "c": b"needle.c",
+    "python": b"needle.py",
+    "typescript": b"needle.ts",
+    "go": b"needle.go",
+}
+USED = {"c": b"user.c", "python": b"user.py", "typescript": b"user.ts", "go": b"user.go"}
 HOSTILE_TREE = {
     b"needle.c": b"int hostile_needle(int x) { return x; }\n",
     b"needle.h": b"int hostile_needle(int x);\n",
@@ -271,6 +277,11 @@ HOSTILE_TREE = {
     b"def user():\n    return hostile_needle()\n",
     b"needle.ts": b"export function hostile_needle(): number {\n  return 1;\n}\n",
     b"user.ts": b'import { hostile_needle } from "./needle";\nexport const u = hostile_needle();\n',
+    b"go.mod": b"module hostile\n\ngo 1.21\n",  # gopls loads a module's packages only
+    b"needle.go": b"package main\n\nfunc hostile_needle(x int) int { return x }\n",
+    b"user.go": b"package main\n\nfunc main() { _ = hostile_needle(1) }\n",
+    b"caf\xe9.go": USE_GO % b"latin1_name",
+    b"two\nlines.go": USE_GO % b"newline",
     b"caf\xe9.c": USE_C % b"latin1_name",
     b"caf\xe9.py": USE_PY,
     b"caf\xe9.ts": USE_TS,
@@ -298,6 +309,11 @@ SERVER_FAILS = {
     # UTF-8: every query naming such a symbol is an error (never a silent miss).
     "jedi-language-server": b"UnicodeEncodeError",
     "jedi-language-server-refs": b"UnicodeEncodeError",
+    # gopls v0.23.0 stats a .go file whose name is not UTF-8 under the name with U+FFFD in its
+    # place: every workspace/symbol query errors (`stat .../caf\ufffd.go: no such file or
+    # directory`) on a module holding one; without it the newline name is answered.
+    "gopls": "caf\ufffd.go: no such file or directory".encode(),
+    "gopls-refs": "caf\ufffd.go: no such file or directory".encode(),
 }
 # cscope 15.9 keeps file names newline-separated in its cross-reference: `two\nlines.c`
 # becomes the names `two` and `lines.c`, and another file's lines are printed under them

@@ -81,5 +81,10 @@ def test_the_quick_start_commands_are_the_ones_bench_runs():
     bench = (REPO / "bench").read_text()
     assert "./bench run " in quick and "./bench test " in quick
     assert "./bench run --configfile config/first-run.yaml" in quick
-    assert re.search(r"^\s+run\) setup; exec snakemake \"\$@\" ;;$", bench, re.M)
+    # the config names are checked (one line each) before Snakemake reads them
+    assert re.search(
+        r"^\s+run\) setup; python -m searchbench.preflight \"\$@\"; exec snakemake \"\$@\" ;;$",
+        bench,
+        re.M,
+    )
     assert re.search(r"^\s+test\) setup; exec python -m pytest \"\$@\" ;;$", bench, re.M)

@@ -3,6 +3,7 @@
 import filecmp
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -221,9 +222,16 @@ def test_the_evidence_target_publishes_the_run(two_runs):
     assert sorted(p.name for p in published.iterdir()) == [
         "README.md",
         "by_language.tsv",
+        "charts",
         "provenance.json",
         "results.csv",
+        "summary.md",
     ]
+    # summary.md's charts travel with it: every chart it links is published beside it
+    summary = (published / "summary.md").read_text()
+    linked = set(re.findall(r"!\[[^]]*\]\((charts/[^)]+)\)", summary))
+    assert linked and all((published / name).is_file() for name in linked)
+    assert not re.search(r"/(tmp|home|root|work)/", summary)
     assert (published / "results.csv").read_bytes() == (
         workdir / "results/report/summary.csv"
     ).read_bytes()
