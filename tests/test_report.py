@@ -1079,3 +1079,12 @@ def test_recall_at_10_is_shown_beside_ndcg_on_the_usage_track(tmp_path: Path) ->
     ]
     md = (out / "summary.md").read_text(encoding="utf-8")
     assert "| hay − baseline recall@10 [95% CI] | verdict |" in md
+
+
+def test_every_verdict_has_its_own_colour() -> None:
+    """A range one short of the verdicts drew "broken" in the green of "detected better"."""
+    from searchbench.measures import VERDICTS
+    from searchbench.report.charts import VERDICT_COLOURS
+
+    assert set(VERDICT_COLOURS) == set(VERDICTS)
+    assert len(set(VERDICT_COLOURS.values())) == len(VERDICTS)

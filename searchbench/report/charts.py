@@ -7,12 +7,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from searchbench.measures import MIN_QUERIES, SUBSETS, VERDICTS
+from searchbench.measures import MIN_QUERIES, SUBSETS, VERDICTS, Verdict
 from searchbench.report.fmt import METRIC_LABEL, METRICS, as_float, esc
 from searchbench.report.model import Model, Section
 from searchbench.report.summaries import RANK_BUCKETS, runs_flag
 
-VERDICT_COLOURS = ("#1b7837", "#b2182b", "#e08214", "#666666", "#bbbbbb", "#6baed6", "#f0f0f0")
+# One colour per verdict, by name: a colour list one short of the verdicts drew "broken" in
+# the green of "detected better" (Vega cycles the range).
+VERDICT_COLOURS: dict[str, str] = {
+    Verdict.DETECTED_BETTER: "#1b7837",
+    Verdict.DETECTED_WORSE: "#b2182b",
+    Verdict.TESTS_DISAGREE: "#e08214",
+    Verdict.NOT_DETECTED: "#666666",
+    Verdict.NOT_EVIDENCE: "#bbbbbb",
+    Verdict.IDENTICAL: "#6baed6",
+    Verdict.NOT_APPLICABLE: "#f0f0f0",
+    Verdict.BROKEN: "#762a83",
+}
 
 
 BUCKET_COLOURS = ("#1b7837", "#7fbc41", "#fdb863", "#e66101", "#bbbbbb")
@@ -49,7 +60,7 @@ def forest_chart(sec: Section, min_queries: int = MIN_QUERIES) -> Any:
     y = alt.Y("tool:N", sort=others, title=None)
     colour = alt.Color(
         "verdict:N",
-        scale=alt.Scale(domain=list(VERDICTS), range=list(VERDICT_COLOURS)),
+        scale=alt.Scale(domain=list(VERDICTS), range=[VERDICT_COLOURS[v] for v in VERDICTS]),
         legend=alt.Legend(title="verdict", orient="bottom"),
     )
     base = alt.Chart()
@@ -408,7 +419,7 @@ def verdict_forest_chart(doc: dict[str, Any]) -> Any:
     y = alt.Y("corpus:N", sort=[*corpora, "pooled"], title=None)
     colour = alt.Color(
         "verdict:N",
-        scale=alt.Scale(domain=list(VERDICTS), range=list(VERDICT_COLOURS)),
+        scale=alt.Scale(domain=list(VERDICTS), range=[VERDICT_COLOURS[v] for v in VERDICTS]),
         legend=alt.Legend(title="verdict", orient="bottom"),
     )
     base = alt.Chart()
