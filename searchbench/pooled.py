@@ -19,8 +19,9 @@ Verdict. The per-corpus inference's combined rule, unchanged (searchbench.infere
 adjust_family: Tarone, Holm, verdict; its vocabulary is searchbench.measures.Verdict), Holm
 within each family of this file: ``primary`` (config primary, each vs the baseline) and
 ``leader`` (the track's leader against the runner-up, among the tools that are not ablation
-variants). A leader pair that a primary comparison already tests repeats it (one pair, one
-verdict), as the inference's all-pairs family does.
+variants; the runner-up is the next one that was asked some query with the leader). A leader
+pair that a primary comparison already tests repeats it (one pair, one verdict), as the
+inference's all-pairs family does.
 
 Which queries. A tool is pooled over the queries it was asked (status not-applicable is not:
 a language server is asked its languages only) on the corpora where it is not broken
@@ -36,7 +37,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -473,10 +474,18 @@ def ranked(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def leader_pair(rows: Sequence[Mapping[str, Any]]) -> tuple[str, str] | None:
-    """(leader, runner-up): the first two ranked tools that are not ablation variants."""
+def leader_pair(
+    rows: Sequence[Mapping[str, Any]], shares_queries: Callable[[str, str], bool]
+) -> tuple[str, str] | None:
+    """(leader, runner-up): the first ranked tool that is not an ablation variant, and the next
+    such tool that was asked some query with it (a usage leader measured on rxjs only was
+    paired with a runner-up measured on C and Java corpora: no query to compare)."""
     choosable = [r["tool"] for r in rows if r["rank"] is not None and not r["ablation_of"]]
-    return (choosable[0], choosable[1]) if len(choosable) >= 2 else None
+    if not choosable:
+        return None
+    leader = choosable[0]
+    runner_up = next((t for t in choosable[1:] if shares_queries(leader, t)), None)
+    return (leader, runner_up) if runner_up else None
 
 
 def not_applicable_reason(languages: Sequence[str] | None) -> str:
@@ -516,7 +525,7 @@ def track_verdicts(
     on_board = {r["tool"] for r in board}
     pairs = [(t, baseline) for t in sorted(set(primary)) if t in on_board and t != baseline]
     verdicts = pooled_verdicts(corpora, pairs, "primary", **stats)
-    leader = leader_pair(board)
+    leader = leader_pair(board, lambda a, b: bool(paired_strata(corpora, a, b, stats["metric"])[0]))
     if leader is None:
         return verdicts
     same = next((v for v in verdicts if {v["tool"], v["reference"]} == set(leader)), None)

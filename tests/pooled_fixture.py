@@ -74,7 +74,7 @@ def pooled_doc(fix: Path, corpora: tuple[str, ...], track: str = "code") -> dict
             {
                 "tool": tool,
                 "family": "ranker" if tool == "hay" else "grep",
-                "corpora": list(corpora),
+                "corpora": len(corpora),  # a count, as searchbench.pooled writes it
                 "queries": len(every),
                 "subset": "all",
                 "pooled": pooled,
@@ -108,7 +108,7 @@ def pooled_doc(fix: Path, corpora: tuple[str, ...], track: str = "code") -> dict
                 "tool": tool,
                 "reference": ref,
                 "family": family,
-                "corpora": list(corpora),
+                "corpora": len(corpora),  # a count, as searchbench.pooled writes it
                 "queries": by_tool[tool]["queries"],
                 "diff": diff,
                 "ci_low": diff - HALF_WIDTH,

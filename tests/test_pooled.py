@@ -396,3 +396,19 @@ def test_the_pooled_rule_false_detects_at_most_alpha_on_a_a_data():
     )
     print(f"pooled A/A family-wise false detections: {share:.3f} [{low:.3f}, {high:.3f}] of {sims}")
     assert low <= 0.05 and share <= 0.05 + 0.02
+
+
+def test_the_runner_up_is_the_next_tool_asked_some_query_with_the_leader():
+    """The default run's usage track: its leader (a language server's reference mode, asked on
+    rxjs only) was paired with the second-ranked tool, asked on C and Java corpora only: no
+    shared query, a 'not applicable' leader verdict. The runner-up now shares queries."""
+    everyone = {"lsp": [1] * 30, "tagger": [1] * 25 + [2] * 5, "rg": [2] * 30, "grep": [3] * 30}
+    nobody: set[int] = set()
+    a = corpus("a", everyone, asked={"tagger": nobody}, primary=[])
+    b = corpus("b", everyone, asked={"lsp": nobody}, primary=[])
+    result = pooled_track([a, b], track="code", primary=[], **OPTIONS)
+    order = [r["tool"] for r in result["leaderboard"]]
+    assert order[:3] == ["lsp", "tagger", "rg"]
+    (leader,) = [v for v in result["verdicts"] if v["family"] == "leader"]
+    assert (leader["tool"], leader["reference"]) == ("lsp", "rg")
+    assert leader["corpus_names"] == ["a"] and leader["verdict"] == "detected better"

@@ -62,7 +62,7 @@ def verdict(tool: str, reference: str, family: str, diff: float, v: str) -> dict
         "tool": tool,
         "reference": reference,
         "family": family,
-        "corpora": ["a", "b"],
+        "corpora": 2,  # counts, as searchbench.pooled writes them
         "queries": 60,
         "diff": diff,
         "ci_low": diff - 0.05,
@@ -90,7 +90,7 @@ def board(track: str, label: str, rows: list[tuple], verdicts: list[dict]) -> di
                 "rank": i,
                 "tool": tool,
                 "family": "grep",
-                "corpora": ["a", "b"],
+                "corpora": 2,
                 "queries": 60,
                 "subset": "all",
                 "pooled": pooled,
@@ -488,3 +488,26 @@ def test_the_baseline_has_no_wins_and_shared_reasons_share_a_clause() -> None:
         "Not applicable here: clangd-refs, global-refs (runs on the usage track only); "
         "cscope (no C query)."
     )
+
+
+def test_a_subset_leader_is_named_with_its_own_scope_and_its_pooled_runner_up() -> None:
+    """The default run's usage findings said a leader measured on one corpus was pooled over 9
+    and that it 'cannot be told apart' from a runner-up it shared no query with."""
+    d = board(
+        "usage",
+        "nDCG@10",
+        [("lsp-refs", 0.91, 1, 0, 0), ("tags-refs", 0.90, 1, 2, 0), ("hay", 0.8, 2, 0, 0)],
+        [
+            verdict("hay", "rg", "primary", 0.03, "detected better"),
+            verdict("lsp-refs", "hay", "leader", 0.1, "detected better"),
+            verdict("tags-refs", "rg", "primary", 0.0, "not applicable"),
+        ],
+    )
+    d["leaderboard"][0].update(corpora=1, subset="typescript queries only (105 of 300)")
+    leader, _, apart = findings([d])
+    assert leader == (
+        "On the usage track, lsp-refs leads on nDCG@10 with 0.910 [0.870, 0.950] pooled over "
+        "1 corpus, typescript queries only (105 of 300), +0.100 [0.050, 0.150] against hay, the "
+        "next tool that is not one of its variants and shares its queries (detected better)."
+    )
+    assert apart == "All 2 pooled comparisons found a difference (detected better or worse)."

@@ -11,11 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from searchbench.measures import DETECTED, TRACKS
+from searchbench.measures import DETECTED, TRACKS, Verdict
 from searchbench.report.fmt import fmt_ci, fmt_num, fmt_signed
 
 MAX_SENTENCES = 6
 MAX_PAIRS = 4  # pairs named in the "cannot be told apart" sentence; the rest are counted
+# Verdicts that compared nothing, and those that are not "cannot be told apart".
+NO_COMPARISON = frozenset({Verdict.NOT_APPLICABLE.value, Verdict.BROKEN.value})
+UNTOLD_EXCLUDED = DETECTED | NO_COMPARISON
 
 
 def track_order(docs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -33,38 +36,36 @@ def corpora_words(n: int) -> str:
 
 
 def leader_sentence(doc: dict[str, Any]) -> str | None:
-    """Who leads the track, on what, by how much over the runner-up, and whether that is
-    detected (the pooled 'leader' comparison)."""
+    """Who leads the track, on what (its own corpora and queries), by how much over the
+    runner-up the pooled rule compared it with, and whether that is detected."""
     board = doc["leaderboard"]
     if not board:
         return None
     top = board[0]
     label, track = doc["metric_label"], doc["track"]
+    scope = corpora_words(int(top["corpora"]))
+    if top.get("subset", "all") != "all":
+        scope += f", {top['subset']}"
     head = (
         f"On the {track} track, {top['tool']} leads on {label} with {fmt_num(top['pooled'])} "
-        f"{interval(top)} pooled over {corpora_words(len(doc['corpora']))}"
+        f"{interval(top)} pooled over {scope}"
     )
-    if len(board) < 2:
-        return head + "; no other tool was ranked."
-    second = board[1]
     comp = next(
-        (
-            v
-            for v in doc["verdicts"]
-            if v["family"] == "leader" and v["tool"] == top["tool"]
-            and v["reference"] == second["tool"]
-        ),
+        (v for v in doc["verdicts"] if v["family"] == "leader" and v["tool"] == top["tool"]),
         None,
-    )  # fmt: skip
+    )
     if comp is None:
-        gap = fmt_num(float(top["pooled"]) - float(second["pooled"]))
-        return f"{head}, {gap} above {second['tool']} (no pooled comparison of the two)."
+        return head + "; no other tool was asked its queries, so it is compared with none."
     verdict = str(comp["verdict"])
     tail = "" if verdict in DETECTED else ": the two cannot be told apart"
-    return (
-        f"{head}, {fmt_signed(comp['diff'])} {interval(comp)} against the runner-up "
-        f"{second['tool']} ({verdict}{tail})."
-    )
+    # the pooled rule's runner-up: the next tool, not a variant of the leader, that shares
+    # queries with it (searchbench.pooled.leader_pair); said so when it is not the second row
+    reference = str(comp["reference"])
+    if len(board) > 1 and board[1]["tool"] == reference:
+        whom = f"the runner-up {reference}"
+    else:
+        whom = f"{reference}, the next tool that is not one of its variants and shares its queries"
+    return f"{head}, {fmt_signed(comp['diff'])} {interval(comp)} against {whom} ({verdict}{tail})."
 
 
 def tool_row(doc: dict[str, Any], tool: str) -> dict[str, Any] | None:
@@ -110,9 +111,9 @@ def apart_sentence(docs: Sequence[dict[str, Any]]) -> str | None:
         f"{interval(v)}, {v['verdict']})"
         for d in docs
         for v in d["verdicts"]
-        if str(v["verdict"]) not in DETECTED
+        if str(v["verdict"]) not in UNTOLD_EXCLUDED
     ]
-    compared = sum(len(d["verdicts"]) for d in docs)
+    compared = sum(str(v["verdict"]) not in NO_COMPARISON for d in docs for v in d["verdicts"])
     if not compared:
         return None
     if not pairs:
