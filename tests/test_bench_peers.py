@@ -1,14 +1,14 @@
-"""scripts/bench_peers.py: the peer field's figures, printed from a run's own files."""
+"""devtools/bench_peers.py: the peer field's figures, printed from a run's own files."""
 
 import json
+import runpy
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import bench_peers  # noqa: E402
+bench_peers = SimpleNamespace(**runpy.run_path(str(ROOT / "devtools" / "bench_peers.py")))
 
 
 def tool(name: str, binary: str, family: str, **extra) -> dict:
@@ -53,7 +53,7 @@ def test_it_prints_the_figures_of_a_run(tmp_path):
     inference = {"metadata": {"baseline": "rg"}, "comparisons": comps}
     (results / "big" / "code" / "inference.json").write_text(json.dumps(inference))
     out = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "bench_peers.py"), "--results", str(results),
+        [sys.executable, str(ROOT / "devtools" / "bench_peers.py"), "--results", str(results),
          "--tools-dir", str(tmp_path / "none")],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip

@@ -1,12 +1,12 @@
-"""scripts/bench_scale.py reads every job's benchmark file, one per track."""
+"""devtools/bench_scale.py reads every job's benchmark file, one per track."""
 
+import runpy
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import bench_scale as bench  # noqa: E402
+bench = SimpleNamespace(**runpy.run_path(str(ROOT / "devtools" / "bench_scale.py")))
 
 
 def write_benchmark(path: Path, seconds: float) -> None:

@@ -119,7 +119,7 @@ def test_the_reproduce_command_names_workflow_config_files_relative_to_it(tmp_pa
     (workflow / "config").mkdir(parents=True)
     outside = tmp_path / "mine.yaml"
     assert reproduce_command([], workflow) == "snakemake --cores 8"
-    # the default configuration named explicitly (scripts/bench_scale.py does) is the same run
+    # the default configuration named explicitly (devtools/bench_scale.py does) is the same run
     assert reproduce_command([workflow / "config" / "config.yaml"], workflow) == (
         "snakemake --cores 8"
     )

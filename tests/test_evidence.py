@@ -197,12 +197,12 @@ def test_compare_lists_each_tool_s_change_and_flags_a_verdict_that_moved(tmp_pat
     assert "tests disagree *" in text and "  ag  " not in text
     assert text.splitlines()[-1] == "3 rows; 3 verdicts changed (*)"
     # the script: a folder that holds no result set is one line and exit 2
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "compare_runs.py"),
+    proc = subprocess.run([sys.executable, str(ROOT / "devtools" / "compare_runs.py"),
                            str(tmp_path / "a"), str(tmp_path / "nothing")],
                           capture_output=True, text=True)  # fmt: skip
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert "no result set here" in proc.stderr
-    ok = subprocess.run([sys.executable, str(ROOT / "scripts" / "compare_runs.py"),
+    ok = subprocess.run([sys.executable, str(ROOT / "devtools" / "compare_runs.py"),
                          str(tmp_path / "a"), str(tmp_path / "b"), "--tsv"],
                         capture_output=True, text=True, check=True)  # fmt: skip
     assert ok.stdout.splitlines()[1].split("\t")[:3] == ["code", "click", "ag"]

@@ -5,7 +5,7 @@ by the test when it runs as root and they are missing), runs test_reruns' fixtur
 (two corpora, four tools) once locally and once with `--profile profiles/slurm`, and checks
 that every job the local run executed was submitted to Slurm and completed there, and that
 the queries, runs, scores and inference are byte-identical. The fast tests check the profile
-against the rules and scripts/resources_from_benchmarks.py on a fixture benchmarks folder.
+against the rules and devtools/resources_from_benchmarks.py on a fixture benchmarks folder.
 """
 
 import os
@@ -75,7 +75,7 @@ def test_the_workflow_profile_removes_snakemake_s_rate_limiter():
 
 def _resources_table(*args: str) -> list[list[str]]:
     proc = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "resources_from_benchmarks.py"), *args],
+        [sys.executable, str(REPO / "devtools" / "resources_from_benchmarks.py"), *args],
         capture_output=True,
         text=True,
         check=True,
@@ -121,7 +121,7 @@ def test_resources_from_benchmarks_says_when_the_folder_is_missing(tmp_path):
     proc = subprocess.run(
         [
             sys.executable,
-            str(REPO / "scripts" / "resources_from_benchmarks.py"),
+            str(REPO / "devtools" / "resources_from_benchmarks.py"),
             str(tmp_path / "x"),
         ],
         capture_output=True,

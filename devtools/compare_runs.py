@@ -1,6 +1,6 @@
 """Compare two result sets per track, corpus and tool (searchbench/compare.py).
 
-    python scripts/compare_runs.py A B [--metric rr] [--subset all] [--changed] [--tsv]
+    python devtools/compare_runs.py A B [--metric rr] [--subset all] [--changed] [--tsv]
 
 A and B: evidence/NAME, a workflow folder (or its results/), or a summary.csv.
 """
