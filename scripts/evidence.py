@@ -35,6 +35,7 @@ def main(smk) -> None:
             for track, path in zip(params.tracks, smk.input.pooled, strict=True)
         },
         record=record,
+        summary_md=relative(Path(smk.input.summary_md).read_text(encoding="utf-8")),
     )
     copy_summary(
         Path(smk.input.summary_md),

@@ -130,7 +130,20 @@ def _p(text: str) -> str:
     return "–" if text in ("", None) else f"{float(text):.2g}"
 
 
-def readme(run_name: str, commit: str, command: str, summary_csv: str) -> str:
+def leaderboards(summary_md: str) -> list[str]:
+    """The summary's leaderboard sections (each "## Leaderboard…" heading up to the next
+    "## "), so the published README opens on them as the page does."""
+    out: list[str] = []
+    keep = False
+    for line in summary_md.splitlines():
+        if line.startswith("## "):
+            keep = line.startswith("## Leaderboard")
+        if keep:
+            out.append(line)
+    return out + [""] if out else []
+
+
+def readme(run_name: str, commit: str, command: str, summary_csv: str, summary_md: str = "") -> str:
     lines = [
         f"# Published run: {run_name}",
         "",
@@ -141,6 +154,7 @@ def readme(run_name: str, commit: str, command: str, summary_csv: str) -> str:
         "**The answer first: [summary.md](summary.md)** (the leaderboard of each track, the "
         "pooled verdicts and the charts of the run's report).",
         "",
+        *leaderboards(summary_md),
         "- `results.csv`: every comparison (per corpus, track, subset, tool, metric): n, "
         "means, diff with its 95% bootstrap interval, randomization p raw and Holm-adjusted "
         "within its family, family, verdict (the report's summary.csv).",
@@ -181,6 +195,7 @@ def write_evidence(
     summary_csv: str,
     pooled: Mapping[str, str],
     record: Mapping[str, Any],
+    summary_md: str = "",
 ) -> None:
     write_text(outputs["results"], summary_csv)
     write_text(outputs["by_language"], pooled_tsv(pooled))
@@ -188,6 +203,10 @@ def write_evidence(
     write_text(
         outputs["readme"],
         readme(
-            str(record["run_name"]), str(record["code_commit"]), str(record["command"]), summary_csv
-        ),  # fmt: skip
+            str(record["run_name"]),
+            str(record["code_commit"]),
+            str(record["command"]),
+            summary_csv,
+            summary_md,
+        ),
     )

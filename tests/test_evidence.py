@@ -206,3 +206,24 @@ def test_compare_lists_each_tool_s_change_and_flags_a_verdict_that_moved(tmp_pat
                          str(tmp_path / "a"), str(tmp_path / "b"), "--tsv"],
                         capture_output=True, text=True, check=True)  # fmt: skip
     assert ok.stdout.splitlines()[1].split("\t")[:3] == ["code", "click", "ag"]
+
+
+def test_the_readme_opens_on_the_leaderboards_of_the_summary():
+    """Issue 33 item 1: the README of a published run holds each track's leaderboard."""
+    from searchbench.evidence import leaderboards, readme
+
+    summary = (
+        "# Search-ranking benchmark: summary\n\nContext.\n\n- A finding.\n\n"
+        "## Leaderboard, code track: where is this name declared?\n\n| # | tool |\n|---|---|\n"
+        "| 1 | hay |\n\n![code](charts/pooled/code/quality_cost.svg)\n\n"
+        "## Leaderboard, docs track: which document?\n\n| 1 | rg |\n\n"
+        "## Pooled verdicts\n\n| hay − rg | … |\n"
+    )
+    board = leaderboards(summary)
+    assert board[0] == "## Leaderboard, code track: where is this name declared?"
+    assert "| 1 | hay |" in board and "| 1 | rg |" in board
+    assert "![code](charts/pooled/code/quality_cost.svg)" in board
+    assert not [line for line in board if "Pooled verdicts" in line or "finding" in line]
+    text = readme("default", "abc", "snakemake --cores 8", "", summary)
+    assert text.index("## Leaderboard, code track") < text.index("- `results.csv`")
+    assert leaderboards("# no leaderboard\n") == []
