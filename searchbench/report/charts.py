@@ -26,6 +26,17 @@ VERDICT_COLOURS: dict[str, str] = {
 }
 
 
+def verdict_colour() -> object:
+    """The verdict encoding every forest chart shares: one colour per verdict, by name."""
+    import altair as alt  # imported where a chart is drawn, as the other functions do
+
+    return alt.Color(
+        "verdict:N",
+        scale=alt.Scale(domain=list(VERDICTS), range=[VERDICT_COLOURS[v] for v in VERDICTS]),
+        legend=alt.Legend(title="verdict", orient="bottom"),
+    )
+
+
 BUCKET_COLOURS = ("#1b7837", "#7fbc41", "#fdb863", "#e66101", "#bbbbbb")
 
 
@@ -58,11 +69,7 @@ def forest_chart(sec: Section, min_queries: int = MIN_QUERIES) -> Any:
         )
     others = [t for t in sec.tools if t != sec.baseline]
     y = alt.Y("tool:N", sort=others, title=None)
-    colour = alt.Color(
-        "verdict:N",
-        scale=alt.Scale(domain=list(VERDICTS), range=[VERDICT_COLOURS[v] for v in VERDICTS]),
-        legend=alt.Legend(title="verdict", orient="bottom"),
-    )
+    colour = verdict_colour()
     base = alt.Chart()
     zero = base.mark_rule(strokeDash=[4, 4], color="#333").encode(x=alt.datum(0))
     ci = base.mark_rule(strokeWidth=2).encode(
@@ -417,11 +424,7 @@ def verdict_forest_chart(doc: dict[str, Any]) -> Any:
     rows = [row(f, str(f["corpus"])) for f in doc["forest"]]
     rows += [row(v, "pooled") for v in doc["verdicts"]]
     y = alt.Y("corpus:N", sort=[*corpora, "pooled"], title=None)
-    colour = alt.Color(
-        "verdict:N",
-        scale=alt.Scale(domain=list(VERDICTS), range=[VERDICT_COLOURS[v] for v in VERDICTS]),
-        legend=alt.Legend(title="verdict", orient="bottom"),
-    )
+    colour = verdict_colour()
     base = alt.Chart()
     zero = base.mark_rule(strokeDash=[4, 4], color="#333").encode(x=alt.datum(0))
     ci = base.mark_rule(strokeWidth=2).encode(
