@@ -28,7 +28,7 @@ from test_report import (
 )
 
 from searchbench.errors import BenchError
-from searchbench.report.charts import FRONT_COLOUR, pooled_charts
+from searchbench.report.charts import FRONT_COLOUR, pooled_charts, quality_cost_rows
 from searchbench.report.findings import MAX_SENTENCES, findings
 from searchbench.report.pooled import load_pooled, pareto_front
 from searchbench.report.sections import leaderboard, weaknesses
@@ -197,6 +197,25 @@ def test_a_pooled_file_missing_a_field_is_one_clear_error(tmp_path: Path) -> Non
     del d["weighting"]
     with pytest.raises(BenchError, match=r"missing weighting; rerun the pooled rule"):
         load_pooled(write_pooled(d, tmp_path))
+
+
+def test_a_tool_broken_on_every_corpus_is_listed_last_unranked(tmp_path: Path) -> None:
+    # The pooled rule writes rank None for it (CI stop 39: the report crashed on int(None)).
+    d = two_tracks()[1]
+    broken = {**d["leaderboard"][2], "tool": "dead", "rank": None, "pooled": None,
+              "ci_low": None, "ci_high": None, "broken": ["mini"]}  # fmt: skip
+    d["leaderboard"] = [broken, *d["leaderboard"]]
+    board = load_pooled(write_pooled(d, tmp_path))["leaderboard"]
+    assert [r["tool"] for r in board] == ["hay", "ugrep", "rg", "dead"]
+    cells = leaderboard.board_row(board[-1])
+    assert cells[:2] == ["–", "dead"] and cells[-1] == "mini"
+    for r in board:
+        r["median_seconds"] = 0.01
+    board_doc = {**d, "leaderboard": board}
+    assert findings([board_doc])[0].startswith("On the code track, hay")
+    assert pooled_charts(board_doc)["quality_cost"]["vconcat"]
+    points = quality_cost_rows(board_doc, "median_seconds", 1000.0)
+    assert [p["tool"] for p in points] == ["hay", "rg", "ugrep"]
 
 
 def test_leaderboard_rows_show_every_contract_column() -> None:

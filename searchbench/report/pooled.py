@@ -46,7 +46,13 @@ def load_pooled(path: str | Path) -> dict[str, Any]:
                 raise BenchError(
                     f"{path}: {name}[{i}] lacks {', '.join(lacking)}; rerun the pooled rule"
                 )
-    return {**doc, "leaderboard": sorted(doc["leaderboard"], key=lambda r: int(r["rank"]))}
+    return {**doc, "leaderboard": sorted(doc["leaderboard"], key=rank_order)}
+
+
+def rank_order(row: dict[str, Any]) -> tuple[bool, int]:
+    """Ranked tools by rank; a tool broken on every corpus has no rank and comes last."""
+    rank = row["rank"]
+    return (rank is None, int(rank) if rank is not None else 0)
 
 
 def number(value: Any) -> float | None:

@@ -39,7 +39,7 @@ def board_row(row: dict[str, Any]) -> list[str]:
     subset = row.get("subset", "all") not in ("all", None, "")
     corpora = row.get("corpora")
     return [
-        str(row["rank"]),
+        "–" if row["rank"] is None else str(row["rank"]),
         f"{row['tool']}{SUBSET_MARK if subset else ''}",
         str(row.get("family") or "–"),
         f"{fmt_num(row['pooled'])} {fmt_ci(row['ci_low'], row['ci_high'])}",
