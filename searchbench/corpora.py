@@ -8,6 +8,7 @@ target leaves the tree and writes through links are refused. Then every kind's t
 through `check_links`: a link that loops or resolves outside the corpus is refused.
 """
 
+import calendar
 import datetime
 import errno
 import hashlib
@@ -33,6 +34,14 @@ from pathlib import Path
 
 from searchbench.artifacts import json_text, stage_bytes
 from searchbench.errors import BenchError
+from searchbench.file_times import (
+    MEANINGS,
+    TIE_RULE,
+    apply_times,
+    git_last_change_times,
+    set_seconds,
+    settle_times,
+)
 from searchbench.fileset import FileEntry, format_files_tsv, scan_files
 
 log = logging.getLogger(__name__)
@@ -183,12 +192,23 @@ def _add_dir(root: Path, parts: list[str], archive: str, name: str) -> None:
         raise BenchError(f"bad archive {archive}: folder member {name!r} collides with a file")
 
 
-def _add_file(root: Path, parts: list[str], source, executable: bool, archive: str, name: str):
+def _add_file(
+    root: Path,
+    parts: list[str],
+    source,
+    executable: bool,
+    archive: str,
+    name: str,
+    mtime: int | None = None,
+):
+    """A regular file member, with the time the archive records for it (file_times.py)."""
     if not parts:
         raise BenchError(f"bad archive {archive}: file member {name!r} has no name")
     path = _prepare_parent(root, parts, archive, name)
     _clear_target(path, archive, name)
     _write_stream(path, source, executable)
+    if mtime is not None:
+        set_seconds(path, mtime)
 
 
 def _add_symlink(root: Path, parts: list[str], target: str, archive: str, name: str) -> None:
@@ -203,7 +223,9 @@ def _add_symlink(root: Path, parts: list[str], target: str, archive: str, name: 
     os.symlink(target, path)
 
 
-def _add_hardlink(root: Path, parts: list[str], target: str, archive: str, name: str) -> None:
+def _add_hardlink(
+    root: Path, parts: list[str], target: str, archive: str, name: str, mtime: int | None = None
+) -> None:
     source_parts = member_parts(target, archive)
     source = root.joinpath(*source_parts) if source_parts else root
     try:
@@ -217,7 +239,7 @@ def _add_hardlink(root: Path, parts: list[str], target: str, archive: str, name:
         )
     fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
     with os.fdopen(fd, "rb") as handle:
-        _add_file(root, parts, handle, bool(mode & 0o111), archive, name)
+        _add_file(root, parts, handle, bool(mode & 0o111), archive, name, mtime)
 
 
 def extract_tar(path: Path, root: Path, label: str) -> None:
@@ -232,10 +254,11 @@ def extract_tar(path: Path, root: Path, label: str) -> None:
                 elif member.issym():
                     _add_symlink(root, parts, member.linkname, label, name)
                 elif member.islnk():
-                    _add_hardlink(root, parts, member.linkname, label, name)
+                    _add_hardlink(root, parts, member.linkname, label, name, int(member.mtime))
                 elif member.isreg():
                     source = archive.extractfile(member)
-                    _add_file(root, parts, source, bool(member.mode & 0o111), label, name)
+                    executable = bool(member.mode & 0o111)
+                    _add_file(root, parts, source, executable, label, name, int(member.mtime))
                 else:
                     raise BenchError(
                         f"unsafe archive {label}: member {name!r} is a device or special file"
@@ -263,8 +286,10 @@ def extract_zip(path: Path, root: Path, label: str) -> None:
                     target = archive.read(info).decode("utf-8", "surrogateescape")
                     _add_symlink(root, parts, target, label, name)
                 else:
+                    # a zip's date_time has no zone: read as UTC, so every machine agrees
+                    mtime = calendar.timegm((*info.date_time, 0, 0, 0))
                     with archive.open(info) as source:
-                        _add_file(root, parts, source, bool(mode & 0o111), label, name)
+                        _add_file(root, parts, source, bool(mode & 0o111), label, name, mtime)
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise BenchError(f"cannot unpack {label}: {exc}; the download may be damaged") from exc
 
@@ -498,11 +523,13 @@ def fetch_local_git(path: Path, tree: Path, work: Path) -> dict:
     alternates = repo / "objects" / "info" / "alternates"
     alternates.write_text(str(Path(common) / "objects") + "\n", encoding="utf-8")
     _git_export(repo, head, tree, work, f"{path}@{head}")
+    apply_times(tree, git_last_change_times(repo, head))
     return {
         "resolved_revision": head,
         "resolved_commit": head,
         "dirty": bool(status.strip()),
         "archives": [],
+        "file_times": MEANINGS["local-git"],
     }
 
 
@@ -528,9 +555,12 @@ def copy_local_dir(source: Path, tree: Path) -> None:
             if stat.S_ISLNK(mode):
                 os.symlink(os.readlink(full), os.path.join(out_dir, name))
             elif stat.S_ISREG(mode) and name != b".git":
-                shutil.copyfile(full, os.path.join(out_dir, name), follow_symlinks=False)
+                dest = os.path.join(out_dir, name)
+                shutil.copyfile(full, dest, follow_symlinks=False)
                 if mode & 0o111:
-                    os.chmod(os.path.join(out_dir, name), 0o755)
+                    os.chmod(dest, 0o755)
+                source_ns = os.lstat(full).st_mtime_ns
+                os.utime(dest, ns=(source_ns, source_ns))
 
 
 def _link(path: bytes) -> str:
@@ -952,9 +982,15 @@ def fetch_corpus(
         fetched = FETCHERS[kind](name, spec["source"], tree, work, Path(workdir))
         root = select_subdir(tree, spec.get("subdir"), name)
         check_links(root)
+        times_sha256 = settle_times(root)
         entries = scan_files(root, languages)
         if not any(e.kind != "symlink" for e in entries):
             raise BenchError(f"corpus {name} has no files; check its source and `subdir`")
+        fetched["file_times"] = {
+            "meaning": fetched.get("file_times", MEANINGS[kind]),
+            "ties": TIE_RULE,
+            "sha256": times_sha256,
+        }
         manifest = build_manifest(name, spec, fetched, entries)
         # Staged beside their targets, renamed only once the tree is in place.
         temps.append(stage_bytes(files_path, format_files_tsv(entries).encode("utf-8")))

@@ -57,6 +57,8 @@ FAMILIES = (
     "trigram-index",
     "language-server",
     "agent-tool",
+    "agent-harness",
+    "embedding",
     "ranker-under-test",
 )
 
