@@ -20,6 +20,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,12 +31,14 @@ from searchbench.errors import BenchError
 TOOLS_DIR = Path("resources") / "tools"
 CACHE = ".cache"
 MANIFEST = "manifest.json"
-TOOLCHAINS = {"go": "go", "cargo": "cargo"}
+# pip: a venv made by the workflow's own interpreter (always there), filled from PyPI wheels.
+TOOLCHAINS = {"go": "go", "cargo": "cargo", "pip": sys.executable}
 # How to get a missing toolchain, in the one line that names the peers it leaves out.
 TOOLCHAIN_HINTS = {
     "go": "install Go >= 1.22 (Debian: apt-get install golang-go) and put `go` on PATH",
     "cargo": "install Rust with cargo >= 1.85 (rustup, or Debian: apt-get install cargo) "
     "and put `cargo` on PATH",
+    "pip": "the workflow's Python with its venv module",
 }
 # A build that runs longer is killed and recorded as failed.
 BUILD_TIMEOUT = 1800
@@ -43,7 +46,11 @@ BUILD_TIMEOUT = 1800
 PIN_KEYS = {
     "go": {"toolchain", "module", "version", "packages", "name"},
     "cargo": {"toolchain", "crate", "version", "bins", "features", "default_features", "name"},
+    # with: further exact requirements; data: a folder of an installed package (model weights)
+    # linked as {build}/data, its every file pinned by sha256 in data_sha256.
+    "pip": {"toolchain", "package", "version", "with", "bins", "name", "data", "data_sha256"},
 }
+WHAT = {"go": "module", "cargo": "crate", "pip": "package"}
 # A URL in a toolchain's error names a registry host: the reason keeps only its path.
 _URL = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s]+")
 
@@ -66,12 +73,14 @@ def check_pin(tool: str, pin: dict) -> None:
         raise BenchError(
             f"tool {tool}: unknown key(s) {', '.join(unknown)} in its {toolchain} build"
         )
-    what = "module" if toolchain == "go" else "crate"
+    what = WHAT[toolchain]
     for key in (what, "version"):
         if not isinstance(pin.get(key), str) or not pin[key]:
             raise BenchError(f"tool {tool}: its {toolchain} build needs `{key}`")
     if toolchain == "go" and not pin.get("packages"):
         raise BenchError(f"tool {tool}: its go build needs `packages` (e.g. [cmd/zoekt])")
+    if toolchain == "pip" and bool(pin.get("data")) != bool(pin.get("data_sha256")):
+        raise BenchError(f"tool {tool}: its pip build pins `data` exactly with `data_sha256`")
 
 
 def build_name(pin: dict) -> str:
@@ -80,7 +89,7 @@ def build_name(pin: dict) -> str:
         return str(pin["name"])
     if pin["toolchain"] == "go":
         return pin["module"].rstrip("/").rsplit("/", 1)[-1]
-    return str(pin["crate"])
+    return str(pin[WHAT[pin["toolchain"]]])
 
 
 def build_pins(entries: dict[str, dict]) -> dict[str, dict]:
@@ -138,7 +147,7 @@ def build_state(
             return BuildState(BUILT)
         return BuildState(FAILED, manifest_reason(manifest))
     toolchain = TOOLCHAINS[pin["toolchain"]]
-    if shutil.which(toolchain, path=path_env) is None:
+    if shutil.which(toolchain, path=None if pin["toolchain"] == "pip" else path_env) is None:
         return BuildState(
             NO_TOOLCHAIN, f"no `{toolchain}` on PATH to build it: {TOOLCHAIN_HINTS[toolchain]}"
         )
@@ -154,7 +163,7 @@ def manifest_reason(manifest: dict) -> str:
 
 
 def describe_pin(pin: dict) -> str:
-    what = pin.get("module") if pin["toolchain"] == "go" else pin.get("crate")
+    what = pin.get(WHAT[pin["toolchain"]])
     return f"{what}@{pin['version']} ({pin['toolchain']})"
 
 
@@ -180,6 +189,16 @@ def build_argv(pin: dict, root: Path, jobs: int) -> list[list[str]]:
             ["go", "install", "-trimpath", f"{module}/{package.strip('/')}@{pin['version']}"]
             for package in pin["packages"]
         ]
+    if pin["toolchain"] == "pip":
+        # the build directory is the venv: its bin/ is what a built tool runs (a link to a
+        # venv's python elsewhere would not find the venv's packages)
+        python = str(root / "bin" / "python")
+        wanted = [f"{pin['package']}=={pin['version']}", *pin.get("with", [])]
+        return [
+            [sys.executable, "-m", "venv", "--clear", str(root)],
+            [python, "-m", "pip", "install", "--quiet", "--no-input", "--only-binary=:all:",
+             *wanted],
+        ]  # fmt: skip
     argv = [
         "cargo",
         "install",
@@ -212,6 +231,8 @@ def build_env(pin: dict, root: Path, cache: Path) -> dict[str, str]:
             GOFLAGS="-modcacherw",
             GOTOOLCHAIN="local",
         )
+    elif pin["toolchain"] == "pip":
+        env.update(PIP_CACHE_DIR=str(cache / "pip"), PIP_DISABLE_PIP_VERSION_CHECK="1")
     else:
         env["CARGO_TARGET_DIR"] = str(cache / "cargo-target")
     return env
@@ -285,12 +306,43 @@ def build(
         if proc.returncode != 0:
             manifest.update(status=FAILED, reason=failure_reason(proc.stderr, proc.returncode))
             break
+    if manifest["status"] == BUILT and pin["toolchain"] == "pip":
+        problem = finish_pip(pin, root)
+        if problem:
+            manifest.update(status=FAILED, reason=problem)
     manifest["seconds"] = round(time.monotonic() - start, 1)
     if manifest["status"] == BUILT:
         manifest["binaries"] = binaries_of(root / "bin")
         if not manifest["binaries"]:
             manifest.update(status=FAILED, reason="the build produced no binary")
     return manifest
+
+
+def finish_pip(pin: dict, root: Path) -> str:
+    """Check the venv (the build directory) has its `bins`, link its pinned `data` folder as
+    data/ and check each data file against its sha256 (weights verified, never trusted); why
+    not, or ""."""
+    from searchbench.tools import file_sha256
+
+    for name in pin.get("bins") or []:
+        if not (root / "bin" / name).is_file():
+            return f"the venv has no bin/{name}"
+    if not pin.get("data"):
+        return ""
+    found = sorted(root.glob(f"lib/python*/site-packages/{pin['data']}"))
+    if len(found) != 1 or not found[0].is_dir():
+        return f"no installed folder {pin['data']} in the venv"
+    data = root / "data"
+    if data.is_symlink():
+        data.unlink()
+    data.symlink_to(found[0].relative_to(root))
+    files = sorted(str(p.relative_to(data)) for p in data.rglob("*") if p.is_file())
+    if files != sorted(pin["data_sha256"]):
+        return f"{pin['data']} holds {files}, the pin names {sorted(pin['data_sha256'])}"
+    for name, digest in sorted(pin["data_sha256"].items()):
+        if file_sha256(str(data / name)) != digest:
+            return f"{pin['data']}/{name}: sha256 differs from the pin (weights not as pinned)"
+    return ""
 
 
 def binaries_of(bin_dir: Path) -> dict[str, dict[str, str]]:

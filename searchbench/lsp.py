@@ -773,17 +773,27 @@ class Server:
 
 def serve(opts: dict[str, Any], root: str, out: Any, err: Any) -> int:
     """Start the server, say when it is ready, answer questions until told to stop."""
-    start = time.monotonic()
     log = open(opts["server_log"], "ab") if opts["server_log"] else subprocess.DEVNULL  # noqa: SIM115
+    try:
+        return serve_on(opts["serve"], Server(opts, root, log), out, err, "lsp-symbol")
+    finally:
+        if log is not subprocess.DEVNULL:
+            log.close()
+
+
+def serve_on(socket_path: str, server: Any, out: Any, err: Any, name: str) -> int:
+    """The session loop any session server shares (lsp-symbol, semble-session): start it,
+    print `ready S` or `not-ready S`, then answer one question a connection until a client
+    asks to stop. server: start() -> bool, answer(query, budget) -> reply, stop(), restarts."""
+    start = time.monotonic()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(opts["serve"])
+    listener.bind(socket_path)
     listener.listen(4)
-    server = Server(opts, root, log)
     try:
         try:
             ready = server.start()
         except LspError as problem:
-            err.write(f"lsp-symbol: {problem}\n")
+            err.write(f"{name}: {problem}\n")
             ready = False
         out.write(f"{'ready' if ready else 'not-ready'} {time.monotonic() - start:.3f}\n")
         out.flush()
@@ -800,9 +810,7 @@ def serve(opts: dict[str, Any], root: str, out: Any, err: Any) -> int:
         server.stop()
         listener.close()
         with contextlib.suppress(OSError):
-            os.unlink(opts["serve"])
-        if log is not subprocess.DEVNULL:
-            log.close()
+            os.unlink(socket_path)
 
 
 def connect(opts: dict[str, Any], out: Any, err: Any) -> int:

@@ -515,9 +515,11 @@ def tool_identity(tool: ResolvedTool, build_peers: bool = True) -> dict:
         # A built tool is its pin (in spec) and where it is built: the same before the build
         # (pending, nothing to hash yet) and after, so the build reruns none of its jobs. The
         # manifest records the sha256 and resolve_tool checks the binary against it.
+        # Its path as built, links not followed: a pip build's bin/python is a link to the
+        # base interpreter that exists only after the build.
         return {
             "spec": spec,
-            "binary": real(tool.binary_path),
+            "binary": os.path.abspath(tool.binary_path) if tool.binary_path else None,
             "index_binary": real(tool.index_binary_path),
             "available": tool.available,
             "build_peers": build_peers,
