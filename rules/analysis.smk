@@ -196,6 +196,7 @@ rule pooled:
         corpora=lambda wildcards: on_track(wildcards.track, "{corpus}"),
         timing_keys=lambda wildcards: pooled_timing_keys(wildcards.track),
         index_keys=lambda wildcards: pooled_index_keys(wildcards.track),
+        repeat_keys=lambda wildcards: pooled_repeat_keys(wildcards.track),
         index_owner=lambda wildcards: pooled_index_owners(wildcards.track),
         baseline=config["baseline"],
         seed=config["seed"],

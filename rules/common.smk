@@ -660,6 +660,11 @@ def pooled_index_keys(track: str) -> list[list[str]]:
     return [[c, o] for c in measuring_corpora(track) for o in owners]
 
 
+def pooled_repeat_keys(track: str) -> list[list[str]]:
+    """(corpus, tool) of each repeatability audit the pooled file reads: every search job."""
+    return [[c, t] for c in measuring_corpora(track) for t in track_tools(track)]
+
+
 def pooled_inputs(wildcards) -> dict[str, list[str]]:
     """The per-corpus artifacts of results/pooled/{track}.json."""
     track = wildcards.track
@@ -677,6 +682,9 @@ def pooled_inputs(wildcards) -> dict[str, list[str]]:
         },
         "timing": [f"results/{c}/timing/{t}.tsv" for c, t in pooled_timing_keys(track)],
         "index": [f"results/{c}/index/{t}.json" for c, t in pooled_index_keys(track)],
+        "repeat": [
+            f"results/{c}/{track}/repeat/{t}.json" for c, t in pooled_repeat_keys(track)
+        ],
     }
 
 

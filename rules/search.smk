@@ -12,6 +12,8 @@ rule search:
     output:
         run="results/{corpus}/{track}/runs/{tool}.run",
         raw="results/{corpus}/{track}/raw/{tool}.jsonl",
+        # a seeded sample asked twice (searchbench/repeatability.py)
+        repeat="results/{corpus}/{track}/repeat/{tool}.json",
     log:
         "results/logs/{corpus}/{track}/search.{tool}.log",
     benchmark:
@@ -23,6 +25,8 @@ rule search:
         timeout=config["timeout_seconds"],
         word_match=config["word_match"],
         tool_health=config["tool_health"],
+        repeat=config["repeatability"],
+        seed=config["seed"],
         rerun_on_code=code_hash("search"),
     script:
         "../scripts/search.py"

@@ -64,6 +64,7 @@ def main(smk) -> None:
             )
     timing = keyed(list(smk.input.timing), params.timing_keys, "timing")
     index = keyed(list(smk.input.index), params.index_keys, "index")
+    repeat = keyed(list(smk.input.repeat), params.repeat_keys, "repeat")
     no_match = {t: tuple(codes) for t, codes in dict(params.no_match_exit).items()}
     inputs = []
     for i, corpus in enumerate(corpora):
@@ -83,6 +84,7 @@ def main(smk) -> None:
                 agent_cost=agent_cost_rows(per_corpus["agent_cost"][i], corpus, track),
                 seconds={t: s for t, s in seconds.items() if s is not None},
                 index_seconds=index_seconds(index, dict(params.index_owner), corpus),
+                repeat={t: read_json(p) for (c, t), p in sorted(repeat.items()) if c == corpus},
             )
         )
     result = pooled_track(

@@ -6,7 +6,8 @@ import os
 from contextlib import nullcontext
 from pathlib import Path
 
-from searchbench.artifacts import write_text
+from searchbench import repeatability
+from searchbench.artifacts import write_json, write_text
 from searchbench.containment import read_containment
 from searchbench.fastpath import run_fast, walk_order
 from searchbench.fileset import read_files_tsv
@@ -73,6 +74,13 @@ def main(smk) -> None:
         holders = containing.get(query.qid, set())
         return run_fast(setup, query.query, fast, holders, right, known, query.decl_line)
 
+    def ask_again(qid: str) -> tuple[dict, list[str]]:
+        """The repeatability audit's second asking of one query, the same way."""
+        result, used_fast = ask(by_qid[qid])
+        return result_record(qid, by_qid[qid].query, result), [encode_path(p) for p in result.files]
+
+    by_qid = {query.qid: query for query in queries}
+    repeat = smk.params.repeat
     # A language server on a corpus with none of its languages is never started.
     asked = any(covers(tool.spec, query.language) for query in queries)
     with tool_session(setup) if asked else nullcontext((setup, [])) as (setup, sessions):
@@ -97,6 +105,16 @@ def main(smk) -> None:
                 len(result.files),
                 result.elapsed,
             )
+        # in the same session, after every query: a second asking of a seeded sample
+        audit = repeatability.audit(
+            tool.spec.name, records, run, ask_again, repeat["queries"], smk.params.seed
+        )
+    logging.info(
+        "%s repeatability: %d of %d sampled queries printed something else the second time",
+        tool.spec.name,
+        audit["differ_output"],
+        audit["queries"],
+    )
     stopped = sum(r["status"] == STOPPED for r in records)
     if stopped:
         logging.warning(
@@ -115,6 +133,7 @@ def main(smk) -> None:
         json.dumps(with_session(r, session), sort_keys=True, ensure_ascii=False) for r in records
     ]
     write_run(smk.output.run, run, tag=tool.spec.name)
+    write_json(smk.output.repeat, audit)
     write_text(Path(smk.output.raw), "".join(line + "\n" for line in raw_lines))
 
 

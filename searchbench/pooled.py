@@ -66,6 +66,7 @@ from searchbench.inference import (
 )
 from searchbench.measures import DETECTED, METRIC_LABELS, METRICS, MIN_QUERIES, Verdict
 from searchbench.metrics import NOT_APPLICABLE
+from searchbench.repeatability import pooled_flag
 
 ROUND_DECIMALS = 12
 SUBSET = "all"
@@ -81,7 +82,11 @@ COST_RULE = (
     "over found queries and bytes_read over every query (agent_cost.tsv); index_seconds, the "
     "build wall time of the index it searches (null when it has none)"
 )
-REPEATABILITY = "no repeatability audit in this workflow yet: repeatable is null (not audited)"
+REPEATABILITY = (
+    "each search job asks a seeded sample of its answered queries again, the same way: "
+    "repeatable is false when any printed something else on any of the tool's corpora, null "
+    "when none was audited (repeat_queries, repeat_differ: the counts)"
+)
 
 Strata = dict[str, pd.Series]  # corpus -> per-query values by qid (sorted)
 
@@ -97,6 +102,8 @@ class CorpusInputs:
     agent_cost: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # tool -> row
     seconds: Mapping[str, float] = field(default_factory=dict)  # tool -> median wall per query
     index_seconds: Mapping[str, float] = field(default_factory=dict)  # tool -> build wall
+    # tool -> its repeatability audit (results/{corpus}/{track}/repeat/{tool}.json)
+    repeat: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 def rounded(value: Any) -> Any:
@@ -455,7 +462,7 @@ def tool_row(
         ),
         bytes_read=median_of([cost_cell(c.agent_cost.get(tool), "median_bytes_read") for c in own]),
         index_seconds=median_of([c.index_seconds.get(tool) for c in own]),
-        repeatable=None,
+        **pooled_flag([c.repeat[tool] for c in own if tool in c.repeat]),
     )
     return row
 

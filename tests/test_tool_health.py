@@ -297,7 +297,7 @@ def test_a_run_with_four_broken_tools_goes_on_and_says_which_broke(tmp_path):
     _write_corpus(corpus)
     runs = tmp_path / "runs"
     tools = {"rg": yaml.safe_load((ROOT / "config" / "tools.yaml").read_text())["tools"]["rg"]}
-    for mode in ("exit3", "garbage", "ghost", "hang"):
+    for mode in ("exit3", "garbage", "ghost", "hang", "shuffle"):
         tools[mode] = {
             "description": f"fixture: {mode}",
             "binary": sys.executable,
@@ -339,11 +339,27 @@ def test_a_run_with_four_broken_tools_goes_on_and_says_which_broke(tmp_path):
     raw = [json.loads(line) for line in (results / "mini/code/raw/hang.jsonl").open()]
     assert [r["status"] for r in raw] == ["timeout"] * 3 + ["stopped"] * (len(raw) - 3)
     assert Path(f"{runs}.hang").read_text().splitlines() == ["hang"] * 3
-    assert len(Path(f"{runs}.garbage").read_text().splitlines()) == len(raw)  # never stopped
+    # never stopped; its answered (no-match) queries were asked again by the repeat audit
+    repeat = json.loads((results / "mini/code/repeat/garbage.json").read_text())
+    assert repeat["queries"] == 10 and repeat["differ_output"] == 0
+    assert len(Path(f"{runs}.garbage").read_text().splitlines()) == len(raw) + 10
+
+    # issue 32 item 6: a tool printing a new order each run is flagged, beside its scores
+    shuffled = json.loads((results / "mini/code/repeat/shuffle.json").read_text())
+    assert shuffled["queries"] == 10 and shuffled["differ_output"] >= 1
+    assert shuffled["differ_files"] == shuffled["differ_output"]
+    board = {r["tool"]: r for r in json.loads((results / "pooled/code.json").read_text())[
+        "leaderboard"]}  # fmt: skip
+    assert board["shuffle"]["repeatable"] is False and board["rg"]["repeatable"] is True
+    assert board["rg"]["repeat_queries"] == 10 and board["rg"]["repeat_differ"] == 0
+    differ = board["shuffle"]["repeat_differ"]
+    summary_text = (results / "report/summary.md").read_text()
+    assert f"| no ({differ} of 10 differ) |" in summary_text
+    assert "not repeatable: shuffle (code)" in (results / "report/index.html").read_text()
 
     status = {r[2]: dict(zip(STATUS_HEADER, r, strict=True)) for r in _tsv(
         (results / "run_status.tsv").read_text())}  # fmt: skip
-    assert status["rg"]["health"] == "ok"
+    assert status["rg"]["health"] == status["shuffle"]["health"] == "ok"
     assert {t for t, r in status.items() if r["health"].startswith("broken: ")} == {
         "exit3", "garbage", "ghost", "hang"
     }  # fmt: skip

@@ -97,5 +97,13 @@ def fmt_bytes(value: Any) -> str:
     return f"{b:.0f} B"
 
 
-def fmt_repeatable(value: Any) -> str:
-    return {True: "yes", False: "no"}.get(value, "–") if isinstance(value, bool) else "–"
+def fmt_repeatable(row: dict[str, Any]) -> str:
+    """The repeatability audit beside the scores: "no (2 of 30 differ)", "yes", or "–" when
+    not audited (a null flag is never read as repeated)."""
+    value = row.get("repeatable")
+    if value is True:
+        return "yes"
+    if value is False:
+        differ, asked = row.get("repeat_differ"), row.get("repeat_queries")
+        return f"no ({differ} of {asked} differ)" if differ is not None and asked else "no"
+    return "–"

@@ -50,7 +50,7 @@ def board_row(row: dict[str, Any]) -> list[str]:
         fmt_seconds(row.get("median_seconds")),
         fmt_bytes(row.get("bytes_before_answer")),
         fmt_seconds(row.get("index_seconds")),
-        fmt_repeatable(row.get("repeatable")),
+        fmt_repeatable(row),
         ", ".join(map(str, row.get("broken") or [])) or "–",
     ]
 
