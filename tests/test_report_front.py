@@ -530,3 +530,56 @@ def test_a_subset_leader_is_named_with_its_own_scope_and_its_pooled_runner_up() 
         "next tool that is not one of its variants and shares its queries (detected better)."
     )
     assert apart == "All 2 pooled comparisons found a difference (detected better or worse)."
+
+
+def test_families_rank_like_with_like() -> None:
+    """Issue 32 item 7: a family's overall figure is its best tool's pooled figure with its
+    interval and subset (not a plain mean over corpora), and a tool asked some queries is
+    shown with its reference on those same queries."""
+    from types import SimpleNamespace
+
+    from searchbench.report.sections import families
+
+    d = two_tracks()[1]
+    d["leaderboard"][1]["subset"] = "the 40 Python queries"
+    assert families.pooled_best(d, ["ugrep", "rg"], 2) == (
+        "ugrep 0.600 [0.560, 0.640] over 2 of 2 corpora (* on the 40 Python queries)"
+    )
+    assert families.pooled_best(d, ["nothing"], 2) is None
+    comp = {"verdict": "detected worse", "baseline": "rg", "not_applicable": 260, "n": 40,
+            "mean_base": 0.71}  # fmt: skip
+    sec = SimpleNamespace(
+        means={"all": {"jedi": {"rr": 0.5}}},
+        primary="rr",
+        baseline="rg",
+        comparisons={("jedi", "rr", "all"): comp},
+    )
+    assert families.cell(sec, ["jedi"]) == "jedi 0.500 (detected worse); rg 0.710 on the same 40"
+
+
+def test_every_tool_on_every_track_reads_the_pooled_figures() -> None:
+    """Issue 32 item 7: the cross-track table pools as the leaderboard does (a subset tool
+    marked *, with intervals), not a mean weighted by queries the tool was never asked."""
+    from types import SimpleNamespace
+
+    from searchbench.report.sections.tracks import cross_track_rows
+
+    code, docs = two_tracks()[1], two_tracks()[0]
+    code["leaderboard"][1]["subset"] = "the 40 Python queries"
+
+    def sec(track: str, means: dict) -> SimpleNamespace:
+        comps = {("hay", "rr", "all"): {"verdict": "detected better"}}
+        return SimpleNamespace(track=track, tools=list(means), qids=["q"] * 100, primary="rr",
+                               means={"all": {t: {"rr": m} for t, m in means.items()}},
+                               comparisons=comps)  # fmt: skip
+
+    model = SimpleNamespace(
+        sections=[sec("code", {"hay": 0.1, "ugrep": 0.2, "rg": 0.3}), sec("docs", {"rg": 0.4})],
+        pooled={"code": code, "docs": docs},
+    )
+    header, rows = cross_track_rows(model)
+    assert header == ["tool", "code (MRR)", "docs (MRR)"]
+    by_tool = {r[0]: r[1:] for r in rows}
+    assert by_tool["hay"] == ["0.800 [0.760, 0.840] (↑1 ↓0 of 1)", "–"]
+    assert by_tool["ugrep"][0] == "0.600* [0.560, 0.640] (↑0 ↓0 of 1)"
+    assert by_tool["rg"][1].startswith("0.700 [")

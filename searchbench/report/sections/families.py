@@ -6,16 +6,18 @@ from __future__ import annotations
 from statistics import mean
 
 from searchbench.report.charts import Page
-from searchbench.report.fmt import esc, fmt_num, html_table, md_table
+from searchbench.report.fmt import esc, fmt_ci, fmt_num, html_table, md_table
 from searchbench.report.model import Model, Section
 
 NOTE = (
     "Best tool of each family by the track's primary metric (MRR; nDCG@10 on the usage and "
     "behavioural tracks) over all queries, with its verdict in its comparison "
-    "family (against the baseline; an ablation variant, against its full tool); overall: the "
-    "highest mean over the corpora the track measured "
-    "(a tool missing on a corpus is left out of that mean, and the count says so). A tool that "
-    "covers some languages (a language server) is ranked on the queries it was asked."
+    "family (against the baseline; an ablation variant, against its full tool). A tool asked "
+    "only some queries (a language server: its languages) is shown with its reference's "
+    "figure on those same queries, never against a mean over all. Overall: the family's "
+    "best-ranked tool on the pooled leaderboard, with its 95% interval, pooled over the "
+    "queries it was asked (* and the subset when not all); without a pooled file, the "
+    "highest mean over the corpora (a tool missing on a corpus is left out, the count says so)."
 )
 
 
@@ -47,10 +49,32 @@ def cell(sec: Section, tools: list[str]) -> str:
     reference = (comp or {}).get("baseline", sec.baseline)
     if verdict and reference != sec.baseline:
         verdict += f" vs {reference}"  # an ablation variant is compared with its full tool
-    return f"{tool} {fmt_num(mrr)}" + (f" ({verdict})" if verdict else "")
+    text = f"{tool} {fmt_num(mrr)}" + (f" ({verdict})" if verdict else "")
+    if comp and int(comp.get("not_applicable") or 0) > 0:
+        # like with like: the reference on the same queries, not its mean over all
+        text += f"; {reference} {fmt_num(comp.get('mean_base'))} on the same {comp.get('n')}"
+    return text
 
 
-def overall(sections: list[Section], tools: list[str]) -> str:
+def pooled_best(doc: dict, tools: list[str], corpora: int) -> str | None:
+    """The family's best-ranked tool on the track's pooled leaderboard, or None."""
+    rows = [r for r in doc["leaderboard"] if r["tool"] in tools and r["rank"] is not None]
+    if not rows:
+        return None
+    r = rows[0]  # the leaderboard is sorted by rank
+    subset = r.get("subset", "all")
+    on = "" if subset in ("all", None, "") else f" (* on {subset})"
+    return (
+        f"{r['tool']} {fmt_num(r['pooled'])} {fmt_ci(r['ci_low'], r['ci_high'])} "
+        f"over {r['corpora']} of {corpora} corpora{on}"
+    )
+
+
+def overall(sections: list[Section], tools: list[str], pooled: dict | None = None) -> str:
+    if pooled is not None:
+        found = pooled_best(pooled, tools, len(sections))
+        if found is not None:
+            return found
     means: dict[str, list[float]] = {}
     for sec in sections:
         for tool in tools:
@@ -74,7 +98,9 @@ def tables(model: Model) -> list[tuple[str, list[str], list[list[str]]]]:
             members = sorted(t for t, f in families.items() if f == family)
             if not any(t in s.tools for s in sections for t in members):
                 continue
-            rows.append([family, *[cell(s, members) for s in sections], overall(sections, members)])
+            doc = model.pooled.get(track) if model.pooled else None
+            row = [family, *[cell(s, members) for s in sections], overall(sections, members, doc)]
+            rows.append(row)
         out.append((track, ["family", *[s.corpus for s in sections], "overall"], rows))
     return out
 

@@ -131,15 +131,31 @@ def cross_track_rows(model: Model) -> tuple[list[str], list[list[str]]]:
             if not n:
                 row.append("–")
                 continue
-            mean = sum(s.means["all"][tool][s.primary] * len(s.qids) for s in secs) / n
             verdicts = Counter(
                 str((s.comparisons.get((tool, s.primary, "all")) or {}).get("verdict"))
                 for s in secs
             )
             better, worse = (verdicts[v] for v in sorted(DETECTED))
-            row.append(f"{fmt_num(mean)} (↑{better} ↓{worse} of {len(secs)})")
+            figure = pooled_figure(model, track, tool)
+            if figure is None:  # no pooled file (an old results folder): the plain mean
+                figure = fmt_num(
+                    sum(s.means["all"][tool][s.primary] * len(s.qids) for s in secs) / n
+                )
+            row.append(f"{figure} (↑{better} ↓{worse} of {len(secs)})")
         rows.append(row)
     return header, rows
+
+
+def pooled_figure(model: Model, track: str, tool: str) -> str | None:
+    """The tool's pooled figure and interval on the track, * when pooled on a subset of the
+    queries (like with like: each tool over the queries it was asked, corpora weighing the
+    same); None without a pooled file or figure."""
+    doc = (model.pooled or {}).get(track)
+    row = next((r for r in doc["leaderboard"] if r["tool"] == tool), None) if doc else None
+    if row is None or row["pooled"] is None:
+        return None
+    mark = "" if row.get("subset", "all") in ("all", None, "") else "*"
+    return f"{fmt_num(row['pooled'])}{mark} {fmt_ci(row['ci_low'], row['ci_high'])}"
 
 
 USAGE_HEADER = [
@@ -167,8 +183,9 @@ AUDIT_HEADER = [
 MINING_HEADER = ["transcript file", "kept", "dropped (reason count)"]
 CROSS_NOTE = (
     "Each track's own primary metric (MRR where a question has one right file, nDCG@10 where "
-    "it has several), averaged over every query of the corpora that measured the track; "
-    "↑/↓: corpora where the tool is detected better / worse than the baseline on it."
+    "it has several), pooled as the leaderboards are: corpora weigh the same, each tool over "
+    "the queries it was asked (* a subset: a language server's languages), with its 95% "
+    "interval; ↑/↓: corpora where the tool is detected better / worse than the baseline on it."
 )
 RECALL_NOTE = (
     "recall@10: the share of a question's right files among the tool's first ten files, "
