@@ -14,6 +14,12 @@ Before any job (rules/common.smk), each built tool is in one of these states (bu
                 compile error): the tool is skipped with the manifest's reason
   no-toolchain  `go` or `cargo` is not on PATH: the tool is skipped, with how to get it
   unavailable   the entry says why it cannot be built or run here (`unavailable:`)
+
+A pin the workflow cannot build here (a module the Go module proxy does not serve) may be
+built by hand from its public source and adopted (`adopt`, devtools/adopt_build.py): its
+manifest then says `built-outside` with the builder's note and each binary's sha256, the tool
+is `built` from then on, and its record says "built outside the workflow". Nothing of how it
+was built is kept in this repository.
 """
 
 import os
@@ -61,6 +67,7 @@ BUILT, PENDING, FAILED, NO_TOOLCHAIN, UNAVAILABLE = (
     "no-toolchain",
     "unavailable",
 )
+BUILT_OUTSIDE = "built-outside"  # a manifest's status: adopted, see the module docstring
 
 
 def check_pin(tool: str, pin: dict) -> None:
@@ -122,6 +129,7 @@ def binary_path(tools_dir: Path, pin: dict, binary: str) -> str:
 class BuildState:
     status: str  # BUILT, PENDING, FAILED, NO_TOOLCHAIN or UNAVAILABLE
     reason: str = ""  # why the tool is skipped (FAILED, NO_TOOLCHAIN, UNAVAILABLE)
+    note: str = ""  # how a BUILT tool was built: "" by the workflow, else the adopter's note
 
 
 def read_manifest(path: Path) -> dict | None:
@@ -145,6 +153,8 @@ def build_state(
     if manifest is not None and manifest.get("pin") == pin:
         if manifest.get("status") == BUILT:
             return BuildState(BUILT)
+        if manifest.get("status") == BUILT_OUTSIDE:
+            return BuildState(BUILT, note=f"built outside the workflow: {manifest.get('note')}")
         return BuildState(FAILED, manifest_reason(manifest))
     toolchain = TOOLCHAINS[pin["toolchain"]]
     if shutil.which(toolchain, path=None if pin["toolchain"] == "pip" else path_env) is None:
@@ -343,6 +353,31 @@ def finish_pip(pin: dict, root: Path) -> str:
         if file_sha256(str(data / name)) != digest:
             return f"{pin['data']}/{name}: sha256 differs from the pin (weights not as pinned)"
     return ""
+
+
+def adopt(pin: dict, name: str, tools_dir: Path, source: Path, binaries: list[str], note: str):
+    """Copy hand-built binaries into tools_dir/name/bin and record them as built outside the
+    workflow for this pin (the pin as configured: the builder vouches it is that version)."""
+    root = tools_dir / name
+    shutil.rmtree(root / "bin", ignore_errors=True)
+    (root / "bin").mkdir(parents=True)
+    for binary in binaries:
+        if not (source / binary).is_file():
+            raise BenchError(f"adopt {name}: no file {source / binary}")
+        shutil.copy2(source / binary, root / "bin" / binary)
+    manifest = {
+        "name": name,
+        "pin": pin,
+        "toolchain": "outside the workflow",
+        "argv": [],
+        "status": BUILT_OUTSIDE,
+        "note": note,
+        "reason": "",
+        "seconds": 0.0,
+        "binaries": binaries_of(root / "bin"),
+    }
+    write_manifest(manifest, root / MANIFEST)
+    return manifest
 
 
 def binaries_of(bin_dir: Path) -> dict[str, dict[str, str]]:

@@ -35,7 +35,7 @@ import psutil
 from searchbench.errors import BenchError
 from searchbench.parsers import Match, StreamParser, read_back_names
 from searchbench.paths import strip_dot_slash
-from searchbench.tools import ResolvedTool, escape_regex, expand_argv, expand_env
+from searchbench.tools import QUERY_SYNTAXES, ResolvedTool, expand_argv, expand_env
 
 STDERR_KEEP = 4096
 READ_SIZE = 1 << 16
@@ -493,8 +493,7 @@ def search_argv(
     """The concrete argv of one search by a resolved tool."""
     if not tool.available or tool.binary_path is None:
         raise BenchError(f"tool {tool.spec.name} is not available: {tool.skipped_reason}")
-    if tool.spec.escape_query:
-        query = escape_regex(query)
+    query = QUERY_SYNTAXES[tool.spec.query_syntax](query)
     return expand_argv(
         tool.spec.argv,
         tool.binary_path,

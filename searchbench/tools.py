@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -46,7 +47,7 @@ REPO_BIN = Path(__file__).resolve().parents[1] / "bin"
 # Placeholders an `env` value may hold: the index directory and the corpus root (real path).
 ENV_PLACEHOLDERS = ("{index}", "{root}")
 # What a query is escaped against when the tool reads it as a regular expression and has no
-# literal mode (`escape_query: true`): Go's regexp.QuoteMeta set, which is also every POSIX
+# literal mode (`query_syntax: regex`): Go's regexp.QuoteMeta set, which is also every POSIX
 # ERE metacharacter, so `a.b` cannot match `a_b` in csearch (RE2) or cscope (ERE).
 _REGEX_META = re.compile(r"([\\.+*?()|\[\]{}^$])")
 # What kind of search tool an entry is; the report names the best of each family.
@@ -108,9 +109,10 @@ class ToolSpec:
     # An option of this tool that reads the next element as its value whatever it looks like
     # (cscope's `-1 NAME`); `{query}` may follow it as it may follow `--`.
     query_guard: str | None = None
-    # The tool reads the query as a regular expression and has no literal mode: the runner
-    # escapes its metacharacters (escape_regex) before filling `{query}`.
-    escape_query: bool = False
+    # How the runner writes the literal query for the tool (QUERY_SYNTAXES): as it is, as a
+    # regular expression matching exactly it (a tool with no literal mode), or as a Zoekt
+    # query.
+    query_syntax: str = "literal"
     # Built from a pinned version into resources/tools/ (searchbench/build.py): `binary` and
     # `index_binary` then name files of that build, never a PATH lookup.
     build: dict | None = None
@@ -142,6 +144,9 @@ class ResolvedTool:
     available: bool
     skipped_reason: str
     binary_target: str = ""  # the file the binary path finally names (symlinks resolved)
+    built: str = (
+        ""  # a built tool: how ("built by the workflow", "built outside the workflow: ...")
+    )
 
 
 def covers(spec: ToolSpec, language: str) -> bool:
@@ -153,6 +158,22 @@ def covers(spec: ToolSpec, language: str) -> bool:
 def escape_regex(query: str) -> str:
     """The query as a regular expression matching exactly its text (RE2 and POSIX ERE)."""
     return _REGEX_META.sub(r"\\\1", query)
+
+
+def zoekt_query(query: str) -> str:
+    r"""The query as a case-sensitive Zoekt content search for exactly its text: a bare `-rf`
+    is a negation to Zoekt, spaces an AND, lower case case-insensitive and a match in a file
+    name prints as `path:0:path`; inside the quotes Q is a regular expression in which `\`
+    and `"` are escaped once more."""
+    quoted = escape_regex(query).replace("\\", "\\\\").replace('"', '\\"')
+    return f'case:yes content:"{quoted}"'
+
+
+QUERY_SYNTAXES: dict[str, Callable[[str], str]] = {
+    "literal": lambda query: query,
+    "regex": escape_regex,
+    "zoekt": zoekt_query,
+}
 
 
 def validate_query_template(name: str, argv: list[str], guard: str | None = None) -> None:
@@ -218,6 +239,11 @@ def _spec_from_entry(name: str, entry: dict) -> ToolSpec:
     _check_runnable(spec)
     _check_patterns(spec)
     _check_session(spec)
+    if spec.query_syntax not in QUERY_SYNTAXES:
+        raise BenchError(
+            f"tool {name}: query_syntax {spec.query_syntax!r} is not one of "
+            f"{', '.join(QUERY_SYNTAXES)}"
+        )
     uses_index = "{index}" in " ".join([*spec.argv, *spec.env.values()])
     if uses_index and not spec.index_argv:
         raise BenchError(f"tool {name}: argv or env uses {{index}} but no index_argv builds it")
@@ -304,12 +330,12 @@ def first_version_line(argv: list[str]) -> str:
 
 def _built(
     spec: ToolSpec, tools_dir: Path, path_env: str | None
-) -> tuple[str | None, str | None, str]:
+) -> tuple[str | None, str | None, str, str]:
     """A built tool's binary and index binary (the build's files), or why it is skipped."""
     assert spec.build is not None
     state = build_state({"build": spec.build, "unavailable": spec.unavailable}, tools_dir, path_env)
     if state.status not in (BUILT, PENDING):
-        return None, None, state.reason
+        return None, None, state.reason, ""
     binary = binary_path(tools_dir, spec.build, spec.binary)
     # An index_binary in this repository's bin/ (lsp-symbol, the language servers' client:
     # gopls is built) is ours, never a file of the build.
@@ -322,8 +348,8 @@ def _built(
         for path in filter(None, (binary, None if own else index_binary)):
             problem = check_built_binary(path, manifest)
             if problem:
-                return None, None, f"built binary: {problem}"
-    return binary, index_binary, state.status
+                return None, None, f"built binary: {problem}", ""
+    return binary, index_binary, state.status, state.note or "built by the workflow"
 
 
 def resolve_tools(
@@ -346,7 +372,7 @@ def resolve_tools(
                 why = spec.unavailable or "not built: build_peers is off in this configuration"
                 resolved[name] = ResolvedTool(spec, None, "", "", None, "", False, why)
                 continue
-            binary, index_binary, state = _built(spec, tools_dir, path_env)
+            binary, index_binary, state, built = _built(spec, tools_dir, path_env)
             if binary is None:
                 resolved[name] = ResolvedTool(spec, None, "", "", None, "", False, state)
                 continue
@@ -389,6 +415,7 @@ def resolve_tools(
             available=not wrong,
             skipped_reason=wrong,
             binary_target=target,
+            built=built if spec.build is not None else "",
         )
     return resolved
 
@@ -427,6 +454,7 @@ def tool_record(tool: ResolvedTool) -> dict:
         "available": tool.available,
         "skipped_reason": tool.skipped_reason,
         "binary_target": tool.binary_target,
+        "built": tool.built,
     }
 
 
@@ -454,6 +482,7 @@ def tool_from_record(name: str, rec: dict) -> ResolvedTool:
         available=rec["available"],
         skipped_reason=rec["skipped_reason"],
         binary_target=rec.get("binary_target", ""),
+        built=rec.get("built", ""),
     )
 
 
