@@ -56,6 +56,7 @@ FAMILIES = (
     "structural",
     "tag-index",
     "trigram-index",
+    "token-index",
     "language-server",
     "agent-tool",
     "agent-harness",
