@@ -110,7 +110,8 @@ def main() -> None:
     results: Path = args.results
     tools = json.loads((results / "tools.json").read_text())
     named = programs(tools)
-    families = sorted({tools[names[0]]["family"] for names in named.values()})
+    # every available entry's family (rg-newest is the agent-harness family's, rg's program)
+    families = sorted({tools[name]["family"] for names in named.values() for name in names})
     missing = [f for f in FAMILIES if f not in families]
     print(f"## Programs: {len(named)} distinct (target >= {TARGET_PROGRAMS})\n")
     print(", ".join(f"{p} ({', '.join(n)})" for p, n in named.items()))

@@ -57,7 +57,7 @@ def test_it_prints_the_figures_of_a_run(tmp_path):
          "--tools-dir", str(tmp_path / "none")],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
-    assert "## Programs: 3 distinct (target >= 16)" in out
+    assert "## Programs: 3 distinct (target >= 24)" in out
     assert "missing: structural, tag-index, trigram-index, agent-tool" in out
     assert "largest corpus: big" in out and "| clangd | ready | 2.50 | 1,000 | 10 |" in out
     assert "| clangd | language-server | clangd 1 | 0.250 (detected worse, n 40) | – |" in out
