@@ -1,7 +1,8 @@
 """The docs track's ground truth: identifier-like tokens of documentation headings.
 
 A heading is what the document's own markup says is a heading, read by a real parser where a
-well-kept one exists: Markdown by markdown-it-py (CommonMark), reStructuredText by docutils.
+well-kept one exists: Markdown by markdown-it-py (CommonMark), reStructuredText by docutils,
+HTML (generated API references, committed docs sites) by the standard library's html.parser.
 AsciiDoc has no well-kept Python parser (Asciidoctor is Ruby; asciidoc-py is the retired
 original), so its section titles are read line by line here, skipping delimited blocks.
 Never a tool under test: the answer to a docs query is the one document whose heading holds
@@ -10,6 +11,7 @@ the token (docs/method.md, the docs track).
 
 from __future__ import annotations
 
+import html.parser
 import io
 import os
 import re
@@ -201,7 +203,77 @@ def adoc_heading(line: int, title: str) -> Heading:
     return Heading(line, text, tuple(spans))
 
 
-PARSERS = {"markdown": markdown_headings, "rst": rst_headings, "asciidoc": asciidoc_headings}
+# HTML elements whose text is never a heading of the page: scripts, styles and navigation
+# chrome (a docs site repeats every page's title in its sidebar).
+_HTML_SKIPPED = frozenset({"script", "style", "template", "noscript", "nav"})
+_HTML_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_HTML_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
+                        "meta", "source", "track", "wbr"})  # fmt: skip
+# Permalink marks generators put inside headings (Sphinx's ¶, others' § and #).
+_PERMALINK = frozenset({"¶", "§", "#"})
+
+
+class _HtmlHeadings(html.parser.HTMLParser):
+    """h1-h6 of a page with their inline <code>, outside skipped elements and any element
+    marked role="navigation"; every tag boundary inside a heading is a word break."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.headings: list[Heading] = []
+        self._open: list[tuple[str, bool]] = []  # (tag, skipped) of open elements
+        self._heading: tuple[int, list[str], list[str]] | None = None  # line, text, code
+        self._code = 0
+
+    def _skipped(self) -> bool:
+        return any(skipped for _, skipped in self._open)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _HTML_VOID:
+            return
+        skipped = tag in _HTML_SKIPPED or dict(attrs).get("role") == "navigation"
+        self._open.append((tag, skipped))
+        if tag in _HTML_HEADINGS and self._heading is None and not self._skipped():
+            self._heading = (self.getpos()[0], [], [])
+        elif self._heading is not None:
+            self._heading[1].append(" ")
+            self._code += tag == "code"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _HTML_VOID or tag not in (t for t, _ in self._open):
+            return  # a stray end tag closes nothing
+        while self._open:
+            open_tag, _ = self._open.pop()
+            if self._heading is not None and open_tag in _HTML_HEADINGS:
+                line, text, code = self._heading
+                self.headings.append(Heading(line, "".join(text).strip(), tuple(code)))
+                self._heading, self._code = None, 0
+            elif self._heading is not None:
+                self._heading[1].append(" ")
+                self._code -= open_tag == "code" and self._code > 0
+            if open_tag == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        if self._heading is None or data.strip() in _PERMALINK:
+            return
+        self._heading[1].append(data)
+        if self._code:
+            self._heading[2].append(data)
+
+
+def html_headings(text: str) -> list[Heading]:
+    reader = _HtmlHeadings()
+    reader.feed(text)
+    reader.close()
+    return reader.headings
+
+
+PARSERS = {
+    "markdown": markdown_headings,
+    "rst": rst_headings,
+    "asciidoc": asciidoc_headings,
+    "html": html_headings,
+}
 
 
 # ---------------------------------------------------------------- the pass

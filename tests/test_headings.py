@@ -128,3 +128,21 @@ def test_a_token_the_file_holds_only_escaped_is_not_a_heading_token(tmp_path, ru
     table, unseen = headings.scan_headings(tmp_path, ["ntb.rst"], MARKUPS, [], rules)
     assert "ntb_msi_test" not in table["symbol"].tolist()
     assert "ring_reset_hook" in table["symbol"].tolist() and unseen.empty
+
+
+def test_html_pages_give_their_headings_never_scripts_styles_or_navigation(rules):
+    """Issue 36 item 1: h1-h6 of an HTML page (a generated API reference) by the standard
+    library's parser; a permalink mark, the <title>, scripts, styles, <nav> and
+    role="navigation" are not headings; a heading left open ends with its parent."""
+    markups = {**MARKUPS, "html": [".html"]}
+    table, unseen = headings.scan_headings(ROOT, ["api.html"], markups, [".txt"], rules)
+    assert tokens_by_file(table) == {"api.html": {"parse_header", "HtmlCache", "html.parser"}}
+    assert unseen.empty
+    lines = {r.symbol: r.line for r in table.itertuples()}
+    assert (lines["parse_header"], lines["HtmlCache"], lines["html.parser"]) == ("9", "11", "12")
+    assert set(table["language"]) == {"html"}
+    # the schema's defaults read .html and .htm as HTML, no longer as unseen documents
+    schema = yaml.safe_load((CONFIG / "schema" / "config.schema.yaml").read_text())
+    docs = schema["properties"]["docs"]["properties"]
+    assert docs["markups"]["default"]["html"] == [".html", ".htm"]
+    assert not {".html", ".htm"} & set(docs["unseen_extensions"]["default"])
