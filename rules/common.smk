@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import types
 from pathlib import Path
 from typing import NoReturn
 
@@ -620,8 +621,22 @@ def track_targets(corpus: str, only: str = "") -> list[str]:
             "agent_cost.tsv",
             "scores.tsv",
             *[f"runs/{tool}.run.yaml" for tool in track_tools(t)],
+            *(["strata.json"] if t == "docs" else []),
         )
     ]
+
+
+def strata_corpora(wildcards) -> list[str]:
+    """The corpora of a docs_strata job: its corpus, or every corpus measuring the docs track."""
+    return on_track("docs", "{corpus}") if wildcards.corpus == "pooled" else [wildcards.corpus]
+
+
+def strata_inputs(wildcards, name: str) -> list[str]:
+    return [f"results/{c}/docs/{name}" for c in strata_corpora(wildcards)]
+
+
+def docs_track_params() -> dict:
+    return track_params(types.SimpleNamespace(track="docs"))
 
 
 def measuring_corpora(track: str) -> list[str]:
@@ -691,11 +706,9 @@ def pooled_inputs(wildcards) -> dict[str, list[str]]:
 def pooled_targets() -> list[str]:
     """results/pooled/{track}.json of every optional track measured on some corpus (the code
     track's is in all_targets: it is always measured)."""
-    return [
-        f"results/pooled/{track}.json"
-        for track in TRACKS
-        if track != "code" and on_track(track, "{corpus}")
-    ]
+    measured = [t for t in TRACKS if t != "code" and on_track(t, "{corpus}")]
+    strata = ["results/pooled/docs/strata.json"] if "docs" in measured else []
+    return [*(f"results/pooled/{track}.json" for track in measured), *strata]
 
 
 def all_targets() -> list[str]:

@@ -135,6 +135,38 @@ rule by_language_pooled:
         "../scripts/by_language.py"
 
 
+# The docs track by stratum (issue 36 item 3): a docs token also declared in the code, or not;
+# the same inference as by_language, sliced by stratum (scripts/by_language.py).
+rule docs_strata:
+    input:
+        scores=lambda wildcards: strata_inputs(wildcards, "scores.tsv"),
+        health=lambda wildcards: strata_inputs(wildcards, "health.tsv"),
+        declared=lambda wildcards: strata_inputs(wildcards, "declared_in_code.tsv"),
+    output:
+        json="results/{corpus}/docs/strata.json",
+        tsv="results/{corpus}/docs/strata.tsv",
+    log:
+        "results/logs/{corpus}/docs/strata.log",
+    benchmark:
+        "results/benchmarks/{corpus}/docs/strata.tsv"
+    wildcard_constraints:
+        corpus="|".join(map(re.escape, [*CORPORA, "pooled"])),
+    conda:
+        "../envs/python.yaml"
+    params:
+        corpora=lambda wildcards: strata_corpora(wildcards),
+        baseline=config["baseline"],
+        seed=config["seed"],
+        alpha=config["alpha"],
+        resamples=config["resamples"],
+        min_queries=config["min_queries"],
+        primary=lambda wildcards: docs_track_params()["primary"],
+        ablations=lambda wildcards: docs_track_params()["ablations"],
+        rerun_on_code=code_hash("by_language"),
+    script:
+        "../scripts/by_language.py"
+
+
 # What each hay signal is worth: every ablation comparison, per corpus and language.
 rule ablations:
     input:

@@ -1,9 +1,19 @@
 """Results by language, for one corpus and track or pooled over the corpora of a track:
-writes by_language.json and .tsv (searchbench/by_language.py)."""
+writes by_language.json and .tsv (searchbench/by_language.py). Given the docs track's
+declared_in_code.tsv files (rule docs_strata), by stratum instead: declared in code or not."""
 
 from pathlib import Path
 
-from searchbench.by_language import language_inference, pooled_scores, write_language_inference
+import pandas as pd
+
+from searchbench.artifacts import read_tsv_frame
+from searchbench.by_language import (
+    language_inference,
+    pooled_scores,
+    with_docs_strata,
+    write_language_inference,
+)
+from searchbench.headings import DECLARED_COLUMNS
 from searchbench.health import broken_tools, read_health
 from searchbench.measures import primary_metric_of
 from searchbench.metrics import read_scores
@@ -25,6 +35,12 @@ def main(smk) -> None:
     corpora = list(params.corpora)
     frames = {corpus: read_scores(path) for corpus, path in zip(corpora, paths, strict=True)}
     scores = frames[corpora[0]] if len(frames) == 1 else pooled_scores(frames)
+    by = "language"
+    # docs_strata has no track wildcard (its scope is a corpus or `pooled`): the docs track
+    track = str(getattr(smk.wildcards, "track", "docs"))
+    if getattr(smk.input, "declared", None):
+        declared = pd.concat([read_tsv_frame(p, DECLARED_COLUMNS) for p in smk.input.declared])
+        scores, by = with_docs_strata(scores, declared), "stratum"
     result = language_inference(
         scores,
         baseline=params.baseline,
@@ -34,11 +50,12 @@ def main(smk) -> None:
         min_queries=int(params.min_queries),
         primary=list(params.primary),
         ablations=dict(params.ablations),
-        primary_metric=primary_metric_of(str(smk.wildcards.track)),
-        context={"track": str(smk.wildcards.track), "corpora": corpora},
+        primary_metric=primary_metric_of(track),
+        context={"track": track, "corpora": corpora},
         broken=broken_in(corpora, [Path(p) for p in smk.input.health]),
+        by=by,
     )
-    write_language_inference(result, smk.output.json, smk.output.tsv)
+    write_language_inference(result, smk.output.json, smk.output.tsv, by)
 
 
 run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive

@@ -74,11 +74,15 @@ def language_inference(
     min_queries: int = MIN_QUERIES,
     primary_metric: str = PRIMARY_METRIC,
     broken: Mapping[str, str] | None = None,
+    by: str = "language",
 ) -> dict:
     """by_language.json content: every declared comparison per language of the queries.
-    ``broken`` (tool -> why, searchbench.health): its comparisons read ``broken``, out of Holm."""
-    if "language" not in scores.columns:
-        raise BenchError("scores have no language column; rerun the score rule")
+    ``broken`` (tool -> why, searchbench.health): its comparisons read ``broken``, out of Holm.
+    ``by``: the scores column whose values slice the queries (the docs track's strata slice
+    by ``stratum``: declared in code or not)."""
+    if by not in scores.columns:
+        raise BenchError(f"scores have no {by} column; rerun the score rule")
+    plural = {"language": "languages"}.get(by, "strata")
     tools = sorted(set(scores["tool"]))
     ablations = dict(ablations or {})
     check_declared(tools, baseline, primary, ablations)
@@ -92,20 +96,20 @@ def language_inference(
         "broken": dict(sorted((broken or {}).items())),
     }
     per_query = scores.drop_duplicates("qid")
-    languages = per_query.groupby("language")["qid"].count().sort_index()
+    languages = per_query.groupby(by)["qid"].count().sort_index()
     by_family: dict[str, list[dict]] = {f: [] for f in DECLARED_FAMILIES}
     for language in languages.index:
-        part = scores[scores["language"] == language]
+        part = scores[scores[by] == language]
         for family in DECLARED_FAMILIES:
             found = family_comparisons(
                 part,
                 declared[family],
                 family,
                 **options,
-                stratum=f"language={language}",
+                stratum=f"{by}={language}",
                 adjust=False,
             )
-            by_family[family] += [{**c, "language": str(language)} for c in found]
+            by_family[family] += [{**c, by: str(language)} for c in found]
     for family in DECLARED_FAMILIES:
         adjust_family(by_family[family], alpha, min_queries)
     comparisons = [c for f in DECLARED_FAMILIES for c in by_family[f]]
@@ -119,15 +123,15 @@ def language_inference(
             "seed": seed,
             "resamples": resamples,
             "min_queries": min_queries,
-            "languages": {str(k): int(v) for k, v in languages.items()},
-            "trivial_by_language": {
+            plural: {str(k): int(v) for k, v in languages.items()},
+            f"trivial_by_{by}": {
                 str(k): int(v)
-                for k, v in per_query.groupby("language")["trivial"].sum().sort_index().items()
+                for k, v in per_query.groupby(by)["trivial"].sum().sort_index().items()
             },
             "families": {f: family_record(f, declared[f], by_family[f]) for f in DECLARED_FAMILIES},
             "family_rule": (
-                "Holm within each family and (metric, subset) over every language's "
-                "comparisons together (Tarone's rule first); the languages are slices of one "
+                f"Holm within each family and (metric, subset) over every {by}'s "
+                f"comparisons together (Tarone's rule first); the {plural} are slices of one "
                 "question, so their number raises m"
             ),
             "holm_excluded": holm_excluded(comparisons),
@@ -136,13 +140,31 @@ def language_inference(
     }
 
 
-def language_tsv(result: Mapping) -> str:
-    rows = [[tsv_cell(c[col]) for col in LANGUAGE_COLUMNS] for c in result["comparisons"]]
-    return tsv_text(LANGUAGE_COLUMNS, rows)
+def language_tsv(result: Mapping, by: str = "language") -> str:
+    columns = (by, *TSV_COLUMNS)
+    rows = [[tsv_cell(c[col]) for col in columns] for c in result["comparisons"]]
+    return tsv_text(columns, rows)
 
 
 def write_language_inference(
-    result: Mapping, json_path: str | os.PathLike, tsv_path: str | os.PathLike
+    result: Mapping, json_path: str | os.PathLike, tsv_path: str | os.PathLike, by: str = "language"
 ) -> None:
     write_text(json_path, json_text(result))
-    write_text(tsv_path, language_tsv(result))
+    write_text(tsv_path, language_tsv(result, by))
+
+
+# The docs track's strata (issue 36 item 3): is a docs token also declared in the code?
+DECLARED_STRATA = {"yes": "declared in code", "no": "not declared in code"}
+
+
+def with_docs_strata(scores: pd.DataFrame, declared: pd.DataFrame) -> pd.DataFrame:
+    """scores with a ``stratum`` column from declared_in_code.tsv (qid, query,
+    declared_in_code yes/no); a scored query missing there is an error naming the file."""
+    mapping = dict(zip(declared["qid"], declared["declared_in_code"], strict=True))
+    missing = sorted(set(scores["qid"]) - set(mapping))
+    if missing:
+        raise BenchError(
+            f"{len(missing)} docs queries (first {missing[0]}) are not in declared_in_code.tsv; "
+            "rerun the doc_queries rule"
+        )
+    return scores.assign(stratum=scores["qid"].map(lambda q: DECLARED_STRATA[mapping[q]]))

@@ -175,3 +175,28 @@ def test_the_report_shows_languages_per_corpus_and_pooled(tmp_path):
     md = render_markdown(model)
     assert "## Results by language, pooled over corpora" in md
     assert "### By language (alpha/code)" in md
+
+
+def test_the_docs_track_is_sliced_by_declared_in_code():
+    """Issue 36 item 3: the same inference by stratum, a docs token declared in the code or
+    not (declared_in_code.tsv); a scored query missing there is one clear error."""
+    from searchbench.by_language import language_tsv, with_docs_strata
+
+    scores = two_languages()
+    qids = sorted(set(scores["qid"]))
+    declared = pd.DataFrame(
+        {"qid": qids, "query": qids, "declared_in_code": ["yes"] * 12 + ["no"] * 18}
+    )
+    strata = with_docs_strata(scores, declared)
+    result = language_inference(strata, baseline="rg", seed=SEED, primary=["hay"], by="stratum")
+    assert result["metadata"]["strata"] == {"declared in code": 12, "not declared in code": 18}
+    rr = {
+        c["stratum"]: c
+        for c in result["comparisons"]
+        if (c["tool"], c["metric"], c["subset"]) == ("hay", "rr", "all")
+    }
+    assert rr["declared in code"]["verdict"] == "detected better"  # its c queries
+    assert rr["declared in code"]["diff"] > rr["not declared in code"]["diff"] > 0
+    assert language_tsv(result, "stratum").startswith("stratum\tfamily\ttool")
+    with pytest.raises(BenchError, match="not in declared_in_code.tsv; rerun the doc_queries"):
+        with_docs_strata(scores, declared.iloc[1:])
