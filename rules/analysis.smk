@@ -197,6 +197,7 @@ rule pooled:
         timing_keys=lambda wildcards: pooled_timing_keys(wildcards.track),
         index_keys=lambda wildcards: pooled_index_keys(wildcards.track),
         repeat_keys=lambda wildcards: pooled_repeat_keys(wildcards.track),
+        session_keys=lambda wildcards: pooled_session_keys(wildcards.track),
         index_owner=lambda wildcards: pooled_index_owners(wildcards.track),
         baseline=config["baseline"],
         seed=config["seed"],

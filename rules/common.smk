@@ -628,7 +628,11 @@ def track_targets(corpus: str, only: str = "") -> list[str]:
 
 def strata_corpora(wildcards) -> list[str]:
     """The corpora of a docs_strata job: its corpus, or every corpus measuring the docs track."""
-    return on_track("docs", "{corpus}") if wildcards.corpus == "pooled" else [wildcards.corpus]
+    return (
+        on_track("docs", "{corpus}")
+        if wildcards.corpus == "pooled"
+        else [wildcards.corpus]
+    )
 
 
 def strata_inputs(wildcards, name: str) -> list[str]:
@@ -675,6 +679,17 @@ def pooled_index_keys(track: str) -> list[list[str]]:
     return [[c, o] for c in measuring_corpora(track) for o in owners]
 
 
+def pooled_session_keys(track: str) -> list[list[str]]:
+    """(corpus, tool) of each session tool's raw records: its session's ready time is the index
+    time the leaderboard shows (a language server or semble indexes when it starts)."""
+    return [
+        [c, t]
+        for c in measuring_corpora(track)
+        for t in track_tools(track)
+        if config["tools"][t].get("session_argv")
+    ]
+
+
 def pooled_repeat_keys(track: str) -> list[list[str]]:
     """(corpus, tool) of each repeatability audit the pooled file reads: every search job."""
     return [[c, t] for c in measuring_corpora(track) for t in track_tools(track)]
@@ -699,6 +714,9 @@ def pooled_inputs(wildcards) -> dict[str, list[str]]:
         "index": [f"results/{c}/index/{t}.json" for c, t in pooled_index_keys(track)],
         "repeat": [
             f"results/{c}/{track}/repeat/{t}.json" for c, t in pooled_repeat_keys(track)
+        ],
+        "session": [
+            f"results/{c}/{track}/raw/{t}.jsonl" for c, t in pooled_session_keys(track)
         ],
     }
 

@@ -10,8 +10,13 @@ from searchbench.artifacts import read_json, read_tsv, write_json
 from searchbench.errors import BenchError
 from searchbench.health import broken_tools, read_health
 from searchbench.measures import primary_metric_of
-from searchbench.metrics import check_scored_tools, read_scores
-from searchbench.pooled import CorpusInputs, median_wall_seconds, pooled_track
+from searchbench.metrics import check_scored_tools, read_raw_records, read_scores
+from searchbench.pooled import (
+    CorpusInputs,
+    median_wall_seconds,
+    pooled_track,
+    session_ready_seconds,
+)
 from searchbench.runner import INDEX_READY
 from searchbench.scriptmain import run_script
 from searchbench.timing import TIMING_HEADER
@@ -49,6 +54,16 @@ def index_seconds(
     return out
 
 
+def ready_seconds(records: Mapping[tuple, Path], corpus: str) -> dict[str, float]:
+    """session tool -> seconds until its session was ready on this corpus: its index time."""
+    out = {}
+    for (c, tool), path in sorted(records.items()):
+        seconds = session_ready_seconds(read_raw_records(path).values()) if c == corpus else None
+        if seconds is not None:
+            out[tool] = seconds
+    return out
+
+
 def main(smk) -> None:
     params = smk.params
     track = str(smk.wildcards.track)
@@ -65,6 +80,7 @@ def main(smk) -> None:
     timing = keyed(list(smk.input.timing), params.timing_keys, "timing")
     index = keyed(list(smk.input.index), params.index_keys, "index")
     repeat = keyed(list(smk.input.repeat), params.repeat_keys, "repeat")
+    session = keyed(list(smk.input.session), params.session_keys, "session")
     no_match = {t: tuple(codes) for t, codes in dict(params.no_match_exit).items()}
     inputs = []
     for i, corpus in enumerate(corpora):
@@ -83,7 +99,10 @@ def main(smk) -> None:
                 broken=broken_tools(read_health(per_corpus["health"][i])),
                 agent_cost=agent_cost_rows(per_corpus["agent_cost"][i], corpus, track),
                 seconds={t: s for t, s in seconds.items() if s is not None},
-                index_seconds=index_seconds(index, dict(params.index_owner), corpus),
+                index_seconds={
+                    **ready_seconds(session, corpus),
+                    **index_seconds(index, dict(params.index_owner), corpus),
+                },
                 repeat={t: read_json(p) for (c, t), p in sorted(repeat.items()) if c == corpus},
             )
         )

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,7 +80,9 @@ COST_RULE = (
     "timed queries of each query's median wall time (the timing tables: the code track's "
     "queries, failed runs left out); bytes_before_answer, the median bytes before the answer "
     "over found queries and bytes_read over every query (agent_cost.tsv); index_seconds, the "
-    "build wall time of the index it searches (null when it has none)"
+    "build wall time of the index it searches, or for a session tool (a language server, an "
+    "embedding search) the seconds until its session was ready, since it indexes as it starts "
+    "(null when it has neither)"
 )
 REPEATABILITY = (
     "each search job asks a seeded sample of its answered queries again, the same way: "
@@ -681,6 +683,15 @@ def verdict_row(c: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- cost inputs
+
+
+def session_ready_seconds(records: Iterable[Mapping[str, Any]]) -> float | None:
+    """The seconds one search job's session took to be ready (the session record every asked
+    query carries, searchbench/session.py); None when no query met a ready session."""
+    waits = {float(r["session_ready_seconds"]) for r in records if r.get("session_ready")}
+    if len(waits) > 1:
+        raise BenchError(f"one search job's queries name {len(waits)} session ready times")
+    return waits.pop() if waits else None
 
 
 def median_wall_seconds(rows: Sequence[Mapping[str, str]], ok_exits: Sequence[int]) -> float | None:

@@ -22,7 +22,9 @@ from searchbench.pooled import (
     paired_strata,
     pooled_comparison,
     pooled_track,
+    session_ready_seconds,
 )
+from searchbench.session import SessionRecord
 
 SEED = 5
 OPTIONS = {"metric": "rr", "baseline": "rg", "seed": SEED, "alpha": 0.05, "resamples": 400}
@@ -288,6 +290,18 @@ def test_median_wall_seconds_is_the_report_s_timing_figure():
     rows = [{**r, "peak_rss_kib": "0", "rss_source": "wait4"} for r in rows]
     assert median_wall_seconds(rows, (0, 1)) == timing_summary(rows, (0, 1))["median_wall_s"] == 0.3
     assert median_wall_seconds(rows[4:5], (0, 1)) is None
+
+
+def test_a_session_tool_s_index_time_is_its_session_s_ready_time():
+    ready = SessionRecord(True, 7.271, 858064, 0, "ready 7.237").as_record()
+    asked = [{"qid": f"q{i}", "status": "ok", **ready} for i in range(3)]
+    unasked = {"qid": "q9", "status": NOT_APPLICABLE}  # outside its languages: no session fields
+    assert session_ready_seconds([*asked, unasked]) == 7.271
+    never = SessionRecord(False, 60.0, 0, None, "no ready line").as_record()
+    assert session_ready_seconds([{"qid": "q1", "status": "error", **never}, unasked]) is None
+    other = {"qid": "q5", "status": "ok", **SessionRecord(True, 9.0, 1, 0, "ready 9").as_record()}
+    with pytest.raises(BenchError, match="2 session ready times"):
+        session_ready_seconds([*asked, other])
 
 
 def test_same_inputs_give_the_same_bytes_and_the_seed_is_the_only_randomness():
