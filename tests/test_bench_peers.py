@@ -58,7 +58,11 @@ def test_it_prints_the_figures_of_a_run(tmp_path):
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     assert "## Programs: 3 distinct (target >= 24)" in out
-    assert "missing: structural, tag-index, trigram-index, agent-tool" in out
+    # every declared family but the three the run's tools belong to, in declaration order
+    missing = (
+        "structural, tag-index, trigram-index, token-index, agent-tool, agent-harness, embedding"
+    )
+    assert f"missing: {missing}\n" in out
     assert "largest corpus: big" in out and "| clangd | ready | 2.50 | 1,000 | 10 |" in out
     assert "| clangd | language-server | clangd 1 | 0.250 (detected worse, n 40) | – |" in out
     assert "| rg | grep | rg 1 | 0.500 (baseline) | – |" in out
