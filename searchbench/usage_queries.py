@@ -53,7 +53,7 @@ USES_COLUMNS = ["symbol", "language", "path", "line", "rule"]
 MIN_OTHER_FILES = 2
 MAX_FILES = 30
 # Languages whose names resolve across each other's files (headers, declaration files).
-FAMILIES = {"c": "c", "cpp": "c", "javascript": "js", "typescript": "js", "tsx": "js"}
+LANGUAGE_FAMILIES = {"c": "c", "cpp": "c", "javascript": "js", "typescript": "js", "tsx": "js"}
 
 Qrels = dict[str, dict[str, int]]
 
@@ -67,7 +67,7 @@ def step_at_most(max_files: int) -> str:
 
 
 def family(language: str) -> str:
-    return FAMILIES.get(language, language)
+    return LANGUAGE_FAMILIES.get(language, language)
 
 
 # ---------------------------------------------------------------- answers
