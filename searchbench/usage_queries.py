@@ -47,9 +47,9 @@ from searchbench.sampling import (
 )
 from searchbench.symbols import name_problem, names_among, tokens_in_files
 from searchbench.trec import qrels_lines
+from searchbench.uses import USES_COLUMNS
 
 TRACK = "usage"
-USES_COLUMNS = ["symbol", "language", "path", "line", "rule"]
 MIN_OTHER_FILES = 2
 MAX_FILES = 30
 # Languages whose names resolve across each other's files (headers, declaration files).
