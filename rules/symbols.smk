@@ -26,9 +26,9 @@ rule symbols_shard:
         languages_file=LANGUAGES_FILE,
         max_parse_bytes=config["max_parse_bytes"],
         max_line_bytes=config["max_line_bytes"],
-        rerun_on_code=code_hash("symbols"),
+        rerun_on_code=code_hash("symbols_shard"),
     script:
-        "../scripts/symbols.py"
+        "../scripts/symbols_shard.py"
 
 
 rule symbols:
@@ -53,6 +53,6 @@ rule symbols:
     conda:
         "../envs/python.yaml"
     params:
-        rerun_on_code=code_hash("symbols_gather"),
+        rerun_on_code=code_hash("symbols"),
     script:
-        "../scripts/symbols_gather.py"
+        "../scripts/symbols.py"
