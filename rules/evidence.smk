@@ -9,7 +9,7 @@ rule publish_evidence:
         summary_md="results/report/summary.md",
         charts="results/report/charts",
         tools="results/tools.json",
-        corpora=expand("results/{corpus}/corpus.json", corpus=CORPORA),
+        corpora=expand(CORPUS_JSON, corpus=CORPORA),
         hosts=[
             f"results/{corpus}/timing/{config['baseline']}.host.json"
             for corpus in CORPORA

@@ -5,8 +5,8 @@ SYMBOL_SHARDS = config["symbols"]["shards"]
 
 rule symbols_shard:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        files="results/{corpus}/files.tsv",
+        root=CHECKOUT_JSON,
+        files=FILES_TSV,
         rules=sorted(str(p) for p in ASTGREP_RULES.glob("*.yml")),
     output:
         symbols="results/{corpus}/symbols/{shard}-of-{shards}/symbols.tsv",
@@ -44,7 +44,7 @@ rule symbols:
             shards=SYMBOL_SHARDS,
         ),
     output:
-        symbols="results/{corpus}/symbols.tsv",
+        symbols=SYMBOLS_TSV,
         unseen="results/{corpus}/unseen.tsv",
     log:
         "results/logs/{corpus}/symbols.log",
