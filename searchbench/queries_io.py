@@ -3,7 +3,8 @@
 
 import os
 from dataclasses import dataclass
-from typing import Any
+
+import pandas as pd
 
 from searchbench.artifacts import read_tsv
 from searchbench.paths import decode_path
@@ -29,10 +30,8 @@ def query_rows(path: str | os.PathLike) -> list[dict[str, str]]:
     return read_tsv(path, QUERY_COLUMNS)
 
 
-def query_frame(path: str | os.PathLike) -> Any:
+def query_frame(path: str | os.PathLike) -> pd.DataFrame:
     """queries.tsv as a pandas DataFrame of strings, in file order."""
-    import pandas as pd  # only the steps that compute on tables load pandas
-
     return pd.DataFrame(query_rows(path), columns=QUERY_COLUMNS, dtype=str)
 
 
