@@ -74,6 +74,22 @@ TOOLS_SCHEMA = BASEDIR / "config" / "schema" / "tools.schema.yaml"
 DOCS_TOKENS_SCHEMA = BASEDIR / "config" / "schema" / "docs_tokens.schema.yaml"
 TRACKS = list(TRACK_NAMES)
 
+# The paths that many rules read, written once here; their writers declare them by these
+# names too (fetch_corpus, symbols, resolve_tool, search, score, calibration; queries.tsv and
+# qrels.txt: each track's queries rule, under the track's name).
+CHECKOUT_JSON = "resources/corpora/{corpus}/checkout.json"
+CORPUS_JSON = "results/{corpus}/corpus.json"
+FILES_TSV = "results/{corpus}/files.tsv"
+SYMBOLS_TSV = "results/{corpus}/symbols.tsv"
+TOOL_JSON = "results/tools/{tool}.json"
+QUERIES_TSV = "results/{corpus}/{track}/queries.tsv"
+QRELS_TXT = "results/{corpus}/{track}/qrels.txt"
+RAW_JSONL = "results/{corpus}/{track}/raw/{tool}.jsonl"
+RUN_FILE = "results/{corpus}/{track}/runs/{tool}.run"
+SCORES_TSV = "results/{corpus}/{track}/scores.tsv"
+HEALTH_TSV = "results/{corpus}/{track}/health.tsv"
+CALIBRATION_TSV = "results/{corpus}/{track}/calibration.tsv"
+
 
 def stop(line: str) -> NoReturn:
     """End the run (before any job, or after a checkpoint) with one line (a WorkflowError here would add Snakemake's

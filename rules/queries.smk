@@ -1,7 +1,7 @@
 rule queries:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        symbols="results/{corpus}/symbols.tsv",
+        root=CHECKOUT_JSON,
+        symbols=SYMBOLS_TSV,
         unseen="results/{corpus}/unseen.tsv",
     output:
         queries="results/{corpus}/code/queries.tsv",
@@ -27,7 +27,7 @@ rule queries:
 
 rule gt_audit:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
+        root=CHECKOUT_JSON,
         queries="results/{corpus}/code/queries.tsv",
     output:
         audit="results/{corpus}/code/gt_audit.tsv",
@@ -46,8 +46,8 @@ rule gt_audit:
 
 rule doc_headings:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        files="results/{corpus}/files.tsv",
+        root=CHECKOUT_JSON,
+        files=FILES_TSV,
         tokens=DOCS_TOKENS_FILE,
     output:
         headings="results/{corpus}/docs/headings.tsv",
@@ -69,10 +69,10 @@ rule doc_headings:
 
 checkpoint doc_queries:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
+        root=CHECKOUT_JSON,
         symbols="results/{corpus}/docs/headings.tsv",
         unseen="results/{corpus}/docs/unseen.tsv",
-        code_symbols="results/{corpus}/symbols.tsv",
+        code_symbols=SYMBOLS_TSV,
     output:
         queries="results/{corpus}/docs/queries.tsv",
         qrels="results/{corpus}/docs/qrels.txt",
@@ -124,9 +124,9 @@ rule mine_transcripts:
 
 checkpoint behaviour_queries:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        corpus="results/{corpus}/corpus.json",
-        files="results/{corpus}/files.tsv",
+        root=CHECKOUT_JSON,
+        corpus=CORPUS_JSON,
+        files=FILES_TSV,
         mined="results/transcripts/mined.tsv",
         offered=behaviour_offered,
     output:
@@ -154,8 +154,8 @@ checkpoint behaviour_queries:
 # The usage track (docs/usage.md): every use of a name the parser sees, then the questions.
 rule uses:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        files="results/{corpus}/files.tsv",
+        root=CHECKOUT_JSON,
+        files=FILES_TSV,
         rules=sorted(str(p) for p in USES_RULES.glob("*.yml")),
     output:
         uses="results/{corpus}/uses.tsv",
@@ -178,8 +178,8 @@ rule uses:
 
 checkpoint usage_queries:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        symbols="results/{corpus}/symbols.tsv",
+        root=CHECKOUT_JSON,
+        symbols=SYMBOLS_TSV,
         unseen="results/{corpus}/unseen.tsv",
         uses="results/{corpus}/uses.tsv",
     output:

@@ -1,13 +1,13 @@
 rule score:
     input:
-        queries="results/{corpus}/{track}/queries.tsv",
-        qrels="results/{corpus}/{track}/qrels.txt",
-        runs=track_paths("results/{corpus}/{track}/runs/{tool}.run"),
-        raw=track_paths("results/{corpus}/{track}/raw/{tool}.jsonl"),
+        queries=QUERIES_TSV,
+        qrels=QRELS_TXT,
+        runs=track_paths(RUN_FILE),
+        raw=track_paths(RAW_JSONL),
     output:
-        scores="results/{corpus}/{track}/scores.tsv",
+        scores=SCORES_TSV,
         # which tools are broken here (searchbench/health.py): they take no verdict
-        health="results/{corpus}/{track}/health.tsv",
+        health=HEALTH_TSV,
     log:
         "results/logs/{corpus}/{track}/score.log",
     benchmark:
@@ -24,8 +24,8 @@ rule score:
 
 rule inference:
     input:
-        scores="results/{corpus}/{track}/scores.tsv",
-        health="results/{corpus}/{track}/health.tsv",
+        scores=SCORES_TSV,
+        health=HEALTH_TSV,
     output:
         json="results/{corpus}/{track}/inference.json",
         tsv="results/{corpus}/{track}/inference.tsv",
@@ -54,7 +54,7 @@ rule inference:
 
 rule power:
     input:
-        scores="results/{corpus}/{track}/scores.tsv",
+        scores=SCORES_TSV,
     output:
         json="results/{corpus}/{track}/power.json",
     log:
@@ -78,8 +78,8 @@ rule power:
 
 rule by_language:
     input:
-        scores=["results/{corpus}/{track}/scores.tsv"],
-        health=["results/{corpus}/{track}/health.tsv"],
+        scores=[SCORES_TSV],
+        health=[HEALTH_TSV],
     output:
         json="results/{corpus}/{track}/by_language.json",
         tsv="results/{corpus}/{track}/by_language.tsv",
@@ -106,12 +106,8 @@ rule by_language:
 # Every corpus that measured the track, as one sample of queries (searchbench/by_language.py).
 rule by_language_pooled:
     input:
-        scores=lambda wildcards: on_track(
-            wildcards.track, "results/{corpus}/{track}/scores.tsv"
-        ),
-        health=lambda wildcards: on_track(
-            wildcards.track, "results/{corpus}/{track}/health.tsv"
-        ),
+        scores=lambda wildcards: on_track(wildcards.track, SCORES_TSV),
+        health=lambda wildcards: on_track(wildcards.track, HEALTH_TSV),
     output:
         json="results/pooled/{track}/by_language.json",
         tsv="results/pooled/{track}/by_language.tsv",

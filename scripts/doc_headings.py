@@ -11,8 +11,9 @@ from searchbench.artifacts import write_text  # noqa: E402
 from searchbench.corpora import corpus_tree  # noqa: E402
 from searchbench.fileset import read_files_tsv  # noqa: E402
 from searchbench.paths import encode_path  # noqa: E402
-from searchbench.sampling import SYMBOL_COLUMNS, UNSEEN_COLUMNS, tsv_text  # noqa: E402
+from searchbench.sampling import frame_tsv_text  # noqa: E402
 from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.symbols import SYMBOL_COLUMNS, UNSEEN_COLUMNS  # noqa: E402
 
 
 def main(smk) -> None:
@@ -26,8 +27,8 @@ def main(smk) -> None:
     )
     # Both rendered before either is written: a bad field leaves neither behind.
     outputs = [
-        (smk.output.headings, tsv_text(table, SYMBOL_COLUMNS)),
-        (smk.output.unseen, tsv_text(unseen, UNSEEN_COLUMNS)),
+        (smk.output.headings, frame_tsv_text(table, SYMBOL_COLUMNS)),
+        (smk.output.unseen, frame_tsv_text(unseen, UNSEEN_COLUMNS)),
     ]
     for path, text in outputs:
         write_text(Path(path), text)

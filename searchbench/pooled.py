@@ -65,8 +65,8 @@ from searchbench.inference import (
     verdict,
 )
 from searchbench.measures import DETECTED, METRIC_LABELS, METRICS, MIN_QUERIES, Verdict
-from searchbench.metrics import NOT_APPLICABLE
 from searchbench.repeatability import pooled_flag
+from searchbench.statuses import NOT_APPLICABLE
 
 ROUND_DECIMALS = 12
 SUBSET = "all"

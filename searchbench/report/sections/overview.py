@@ -9,6 +9,7 @@ from searchbench.measures import DETECTED
 from searchbench.report.charts import Page
 from searchbench.report.fmt import esc, fmt_ci, fmt_num, fmt_signed, html_table, md_table
 from searchbench.report.model import Model, Section
+from searchbench.statuses import ERROR, STOPPED, TIMEOUT
 
 OVERVIEW_TOOL = "hay"  # the ranker this benchmark ships, read against the baseline
 
@@ -180,7 +181,7 @@ def health_rows(model: Model) -> list[list[str]]:
             h = sec.health.get(tool)
             if h is None or (h["failures"] == "0" and h["unparsed_lines"] == "0"):
                 continue
-            counts = [h[k] for k in ("asked", "error", "timeout", "stopped", "unparsed_lines")]
+            counts = [h[k] for k in ("asked", ERROR, TIMEOUT, STOPPED, "unparsed_lines")]
             share = f"{float(h['failure_share']):.0%}"
             rows.append(
                 [sec.key, tool, *counts, h["unparsed_no_match"], h["foreign_paths"], share]

@@ -1,4 +1,5 @@
-"""Publish this configuration's run into evidence/RUN_NAME/ (searchbench/evidence.py)."""
+"""Publish this configuration's run into evidence/RUN_NAME/ (rule `publish_evidence`,
+searchbench/evidence.py)."""
 
 import os
 from pathlib import Path
