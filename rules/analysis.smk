@@ -109,17 +109,9 @@ rule calibration:
     conda:
         "../envs/python.yaml"
     params:
-        baseline=config["baseline"],
-        seed=config["seed"],
-        alpha=config["alpha"],
-        resamples=config["calibration"]["resamples"],
-        simulations=config["calibration"]["simulations"],
-        min_queries=config["min_queries"],
-        # the declared families, as the inference tests them
-        primary=lambda wildcards: track_params(wildcards)["primary"],
-        ablations=lambda wildcards: track_params(wildcards)["ablations"],
+        # the declared families as the inference tests them, the calibration's resamples
+        design=design,
         corpus=lambda wildcards: wildcards.corpus,
-        track=lambda wildcards: wildcards.track,
         rerun_on_code=code_hash("calibration"),
     script:
         "../scripts/calibration.py"
@@ -191,14 +183,8 @@ rule pooled:
         repeat_keys=lambda wildcards: pooled_repeat_keys(wildcards.track),
         session_keys=lambda wildcards: pooled_session_keys(wildcards.track),
         index_owner=lambda wildcards: pooled_index_owners(wildcards.track),
-        baseline=config["baseline"],
-        seed=config["seed"],
-        alpha=config["alpha"],
-        resamples=config["resamples"],
-        min_queries=config["min_queries"],
+        design=design,
         tools=lambda wildcards: track_params(wildcards)["tools"],
-        primary=lambda wildcards: track_params(wildcards)["primary"],
-        ablations=lambda wildcards: track_params(wildcards)["ablations"],
         families=lambda wildcards: {
             t: config["tools"][t]["family"] for t in track_tools(wildcards.track)
         },

@@ -43,6 +43,7 @@ from searchbench.preflight import (
     target_configfile_line,
 )  # noqa: E402
 from searchbench.codehash import script_code_hash  # noqa: E402
+from searchbench.design import Design  # noqa: E402
 from searchbench.errors import BenchError  # noqa: E402
 from searchbench.artifacts import (
     changed_artifacts,
@@ -401,6 +402,21 @@ def track_params(wildcards) -> dict:
     }
 
 
+def track_design(track: str) -> dict:
+    """The statistical design of a track (searchbench/design.py), read from the validated
+    configuration with the track's own declared families; as params, so that a change of
+    any of its values reruns the job."""
+    params = track_params(types.SimpleNamespace(track=track))
+    return Design.from_config(
+        config, track, params["primary"], params["ablations"]
+    ).as_params()
+
+
+def design(wildcards) -> dict:
+    """Params function: the design of the job's track."""
+    return track_design(wildcards.track)
+
+
 FAST_PATH_TOOLS = [t for t in LISTING_TOOLS if config["tools"][t].get("fast_path")]
 
 
@@ -653,10 +669,6 @@ def strata_corpora(wildcards) -> list[str]:
 
 def strata_inputs(wildcards, name: str) -> list[str]:
     return [f"results/{c}/docs/{name}" for c in strata_corpora(wildcards)]
-
-
-def docs_track_params() -> dict:
-    return track_params(types.SimpleNamespace(track="docs"))
 
 
 def measuring_corpora(track: str) -> list[str]:

@@ -36,15 +36,9 @@ rule inference:
     conda:
         "../envs/python.yaml"
     params:
-        baseline=config["baseline"],
-        seed=config["seed"],
-        alpha=config["alpha"],
-        resamples=config["resamples"],
-        min_queries=config["min_queries"],
+        design=design,
         # the tools scored on the track: each must have rows (a cut scores.tsv loses some)
         tools=lambda wildcards: track_params(wildcards)["tools"],
-        primary=lambda wildcards: track_params(wildcards)["primary"],
-        ablations=lambda wildcards: track_params(wildcards)["ablations"],
         # Every pair no declared family tests, for the report's pairwise table (all-pairs).
         all_pairs=True,
         rerun_on_code=code_hash("inference"),
@@ -64,13 +58,7 @@ rule power:
     conda:
         "../envs/python.yaml"
     params:
-        baseline=config["baseline"],
-        seed=config["seed"],
-        alpha=config["alpha"],
-        # The inference's resamples decide which comparisons can reach alpha (Holm's m).
-        resamples=config["resamples"],
-        min_queries=config["min_queries"],
-        primary=lambda wildcards: track_params(wildcards)["primary"],
+        design=design,
         rerun_on_code=code_hash("power"),
     script:
         "../scripts/power.py"
@@ -91,13 +79,7 @@ rule by_language:
         "../envs/python.yaml"
     params:
         corpora=lambda wildcards: [wildcards.corpus],
-        baseline=config["baseline"],
-        seed=config["seed"],
-        alpha=config["alpha"],
-        resamples=config["resamples"],
-        min_queries=config["min_queries"],
-        primary=lambda wildcards: track_params(wildcards)["primary"],
-        ablations=lambda wildcards: track_params(wildcards)["ablations"],
+        design=design,
         rerun_on_code=code_hash("by_language"),
     script:
         "../scripts/by_language.py"
@@ -119,13 +101,7 @@ rule by_language_pooled:
         "../envs/python.yaml"
     params:
         corpora=lambda wildcards: on_track(wildcards.track, "{corpus}"),
-        baseline=config["baseline"],
-        seed=config["seed"],
-        alpha=config["alpha"],
-        resamples=config["resamples"],
-        min_queries=config["min_queries"],
-        primary=lambda wildcards: track_params(wildcards)["primary"],
-        ablations=lambda wildcards: track_params(wildcards)["ablations"],
+        design=design,
         rerun_on_code=code_hash("by_language"),
     script:
         "../scripts/by_language.py"
@@ -151,13 +127,8 @@ rule docs_strata:
         "../envs/python.yaml"
     params:
         corpora=lambda wildcards: strata_corpora(wildcards),
-        baseline=config["baseline"],
-        seed=config["seed"],
-        alpha=config["alpha"],
-        resamples=config["resamples"],
-        min_queries=config["min_queries"],
-        primary=lambda wildcards: docs_track_params()["primary"],
-        ablations=lambda wildcards: docs_track_params()["ablations"],
+        # the docs track's (its scope is a corpus or `pooled`, with no track wildcard)
+        design=lambda wildcards: track_design("docs"),
         rerun_on_code=code_hash("by_language"),
     script:
         "../scripts/by_language.py"

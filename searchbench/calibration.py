@@ -63,6 +63,7 @@ import pandas as pd
 from scipy.stats import beta, binom, binomtest
 
 from searchbench.artifacts import read_tsv, tsv_text, write_text
+from searchbench.design import Design
 from searchbench.errors import BenchError
 from searchbench.inference import (
     CONFIDENCE,
@@ -78,7 +79,7 @@ from searchbench.inference import (
     tsv_cell,
     verdict,
 )
-from searchbench.measures import DETECTED, MIN_QUERIES, PRIMARY_METRIC
+from searchbench.measures import DETECTED, PRIMARY_METRIC
 
 # Enough simulations to tell a family-wise rate of 5% from 7.5%. The 95% Clopper-Pearson
 # interval of a rate near alpha = 5% over S simulations has a half-width of about
@@ -88,7 +89,6 @@ from searchbench.measures import DETECTED, MIN_QUERIES, PRIMARY_METRIC
 # rate of 7.5% reads [6.19%, 8.92%] (its lower end above 5%); at 200 they read [2.4%, 9.0%]
 # and [4.3%, 12.1%]: one row could tell neither from the other.
 SIMULATIONS = 1500
-RESAMPLES = 2000
 SUBSET = "all"
 RATES = (
     "fwer_combined",
@@ -267,17 +267,13 @@ def holm_rows(pvalues: np.ndarray) -> np.ndarray:
 def simulate_family(
     wide: pd.DataFrame,
     pairs: Sequence[Pair],
-    *,
-    seed: int,
-    simulations: int,
-    resamples: int,
-    alpha: float,
-    min_queries: int,
-    metric: str = PRIMARY_METRIC,
+    design: Design,
 ) -> Family:
     """Every simulation's verdicts of one family: each comparison's interval and sign-flip p
     (simulated_statistics), then the inference's own Tarone exclusion (holm_exclusion), Holm
-    within the family and verdict function."""
+    within the family and verdict function. The calibration's simulations and resamples."""
+    seed, simulations, resamples = design.seed, design.simulations, design.calibration_resamples
+    alpha, min_queries = design.alpha, design.min_queries
     n = len(wide)
     facts, lows, highs, ps = [], [], [], []
     for pair in pairs:
@@ -308,7 +304,7 @@ def simulate_family(
             swap_matrix(seed, pair, simulations, n),
             permutation_matrix(seed, pair, simulations, n),
             seed=seed,
-            name=comparison_name(pair, metric),
+            name=comparison_name(pair, design.primary_metric),
             resamples=resamples,
         )
         lows.append(low)
@@ -374,9 +370,10 @@ def rate_columns(sim: Family, index: Sequence[int], alpha: float, family: bool) 
 
 
 def family_rows(
-    family: str, sim: Family, *, alpha: float, min_queries: int, base: Mapping[str, Any]
+    family: str, sim: Family, design: Design, base: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
     """The family's row, then one per tested comparison, from the simulated verdicts."""
+    alpha, min_queries = design.alpha, design.min_queries
     facts = sim.facts
     tested = [i for i, c in enumerate(facts) if not c["identical"]]
     # n and n_eff do not change under a swap, so neither do Tarone's exclusions nor m.
@@ -423,67 +420,44 @@ def family_rows(
     return rows
 
 
-def check_options(simulations: int, resamples: int, alpha: float) -> None:
-    if simulations < 1:
-        raise BenchError(f"calibration simulations = {simulations} must be a positive integer")
-    if resamples < 1:
-        raise BenchError(f"calibration resamples = {resamples} must be a positive integer")
-    if not 0.0 < alpha < 1.0:
-        raise BenchError(f"alpha = {alpha} must lie strictly between 0 and 1")
-
-
 def calibration_rows(
     scores: pd.DataFrame,
+    design: Design,
     *,
-    baseline: str,
-    seed: int,
-    simulations: int = SIMULATIONS,
-    resamples: int = RESAMPLES,
-    alpha: float = 0.05,
-    min_queries: int = MIN_QUERIES,
-    primary: Sequence[str] = (),
-    ablations: Mapping[str, str] | None = None,
     corpus: str = "",
-    track: str = "",
-    metric: str = PRIMARY_METRIC,
     broken: Collection[str] = (),
 ) -> list[dict[str, Any]]:
-    """calibration.tsv's rows for one corpus and track's scores (see the module docstring).
+    """calibration.tsv's rows for one corpus and the design's track (see the module
+    docstring), on the track's primary metric with the calibration's simulations and
+    resamples.
 
     The families are the inference's (declared_pairs): with no primary and no ablations,
     every tool against the baseline in one family. A pair with a broken tool (health.tsv)
     leaves its family, as it leaves the inference's Holm family."""
-    check_options(simulations, resamples, alpha)
-    wide = wide_scores(scores, metric)
+    wide = wide_scores(scores, design.primary_metric)
     tools = sorted(map(str, wide.columns))
-    ablations = dict(ablations or {})
-    check_declared(tools, baseline, list(primary), ablations)
+    ablations = dict(design.ablations)
+    check_declared(tools, design.baseline, list(design.primary), ablations)
     declared = {
         family: [pair for pair in pairs if not set(pair) & set(broken)]
-        for family, pairs in declared_pairs(tools, baseline, primary, ablations).items()
+        for family, pairs in declared_pairs(
+            tools, design.baseline, design.primary, ablations
+        ).items()
     }
     base = {
         "corpus": corpus,
-        "track": track,
-        "simulations": simulations,
-        "resamples": resamples,
-        "alpha": alpha,
-        "seed": seed,
-    }
-    options = {
-        "seed": seed,
-        "simulations": simulations,
-        "resamples": resamples,
-        "alpha": alpha,
-        "min_queries": min_queries,
-        "metric": metric,
+        "track": design.track,
+        "simulations": design.simulations,
+        "resamples": design.calibration_resamples,
+        "alpha": design.alpha,
+        "seed": design.seed,
     }
     rows = []
     for family in DECLARED_FAMILIES:
         if not declared[family]:
             continue
-        sim = simulate_family(wide, declared[family], **options)
-        rows += family_rows(family, sim, alpha=alpha, min_queries=min_queries, base=base)
+        sim = simulate_family(wide, declared[family], design)
+        rows += family_rows(family, sim, design, base)
     return [{k: r[k] for k in COLUMNS} for r in rows]
 
 

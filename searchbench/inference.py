@@ -68,6 +68,7 @@ import numpy as np
 import pandas as pd
 
 from searchbench.artifacts import json_text, tsv_text, write_text
+from searchbench.design import Design
 from searchbench.errors import BenchError
 from searchbench.measures import (  # noqa: F401 - VERDICTS re-exported for its readers
     METRICS,
@@ -381,14 +382,10 @@ def family_comparisons(
     scores: pd.DataFrame,
     pairs: Sequence[tuple[str, str]],
     family: str,
+    design: Design,
     *,
-    seed: int,
-    alpha: float,
-    resamples: int,
-    min_queries: int = MIN_QUERIES,
     stratum: str = "",
     adjust: bool = True,
-    primary_metric: str = PRIMARY_METRIC,
     broken: Mapping[str, str] | None = None,
 ) -> list[dict]:
     """Every comparison of one family's (tool, reference) pairs on these scores, Holm-adjusted
@@ -434,16 +431,16 @@ def family_comparisons(
                 result = paired_comparison(
                     arrays[(tool, metric, subset)],
                     arrays[(base, metric, subset)],
-                    seed=seed,
+                    seed=design.seed,
                     name=(tool, base, metric, subset, *([stratum] if stratum else [])),
-                    resamples=resamples,
+                    resamples=design.resamples,
                 )
                 result.update(
                     family=family,
                     tool=tool,
                     baseline=base,
                     metric=metric,
-                    primary_metric=metric == primary_metric,
+                    primary_metric=metric == design.primary_metric,
                     subset=subset,
                     identical=identical,
                     applicable=bool(len(both)),
@@ -454,7 +451,7 @@ def family_comparisons(
                     result["broken"] = reason
                 comparisons.append(result)
     if adjust:
-        adjust_family(comparisons, alpha, min_queries)
+        adjust_family(comparisons, design.alpha, design.min_queries)
     return comparisons
 
 
@@ -529,13 +526,14 @@ def _pairs(
     scores: pd.DataFrame,
     tools: Sequence[str],
     declared: Sequence[Mapping],
-    options: Mapping,
+    design: Design,
+    broken: Mapping[str, str],
 ) -> list[dict]:
     """Every unordered pair of tools: a pair a declared family tests repeats that comparison
     (one test, one verdict); the other pairs form the all-pairs family."""
     by_pair = {frozenset((c["tool"], c["baseline"])): c for c in declared}
     own = [pair for pair in combinations(tools, 2) if frozenset(pair) not in by_pair]
-    tested = iter(family_comparisons(scores, own, "all-pairs", **options))
+    tested = iter(family_comparisons(scores, own, "all-pairs", design, broken=broken))
     by_key = {(c["tool"], c["baseline"], c["metric"], c["subset"]): c for c in declared}
     out = []
     for pair in combinations(tools, 2):
@@ -571,49 +569,32 @@ def check_declared(
 
 def run_inference(
     scores: pd.DataFrame,
+    design: Design,
     *,
-    baseline: str,
-    seed: int,
-    alpha: float = 0.05,
-    resamples: int = 10_000,
-    primary: Sequence[str] = (),
-    ablations: Mapping[str, str] | None = None,
     all_pairs: bool = False,
     context: Mapping[str, str] | None = None,
-    min_queries: int = MIN_QUERIES,
-    primary_metric: str = PRIMARY_METRIC,
     broken: Mapping[str, str] | None = None,
 ) -> dict:
     """The content of inference.json for one corpus and track's scores.
 
-    ``comparisons`` holds the declared families in order: primary (each tool of ``primary``
-    vs the baseline), secondary (every other tool vs the baseline), ablation (each variant of
-    ``ablations``, variant -> full tool, vs that tool). With all_pairs, ``pairs`` holds every
-    unordered pair of tools (diff is the first-named tool minus the second) in the order of
-    itertools.combinations: pairs a declared family tests repeat that comparison as it is, the
-    others are the all-pairs family (see the module docstring). ``broken`` (tool -> why, from
-    health.tsv): every comparison with a broken tool reads ``broken`` and leaves Holm.
+    ``comparisons`` holds the declared families in order: primary (each tool of
+    ``design.primary`` vs the baseline), secondary (every other tool vs the baseline), ablation
+    (each variant of ``design.ablations``, variant -> full tool, vs that tool). With all_pairs,
+    ``pairs`` holds every unordered pair of tools (diff is the first-named tool minus the
+    second) in the order of itertools.combinations: pairs a declared family tests repeat that
+    comparison as it is, the others are the all-pairs family (see the module docstring).
+    ``broken`` (tool -> why, from health.tsv): every comparison with a broken tool reads
+    ``broken`` and leaves Holm.
     """
-    if not 0.0 < alpha < 1.0:
-        raise BenchError(f"alpha = {alpha} must lie strictly between 0 and 1")
-    if resamples < 1:
-        raise BenchError(f"resamples = {resamples} must be a positive integer")
+    baseline, primary, ablations = design.baseline, design.primary, dict(design.ablations)
+    alpha, min_queries, primary_metric = design.alpha, design.min_queries, design.primary_metric
+    broken = dict(sorted((broken or {}).items()))
     tools = sorted(set(scores["tool"]))
-    ablations = dict(ablations or {})
     check_declared(tools, baseline, primary, ablations)
-    if primary_metric not in METRICS:
-        raise BenchError(f"primary metric {primary_metric!r} is not one of {', '.join(METRICS)}")
-    options = {
-        "seed": seed,
-        "alpha": alpha,
-        "resamples": resamples,
-        "min_queries": min_queries,
-        "primary_metric": primary_metric,
-        "broken": dict(sorted((broken or {}).items())),
-    }
     declared = declared_pairs(tools, baseline, primary, ablations)
     by_family = {
-        f: family_comparisons(scores, pairs, f, **options) for f, pairs in declared.items()
+        f: family_comparisons(scores, pairs, f, design, broken=broken)
+        for f, pairs in declared.items()
     }
     comparisons = [c for f in DECLARED_FAMILIES for c in by_family[f]]
     result = {
@@ -621,7 +602,7 @@ def run_inference(
             **dict(context or {}),
             "alpha": alpha,
             "baseline": baseline,
-            "broken_tools": dict(sorted((broken or {}).items())),
+            "broken_tools": broken,
             "bootstrap": (
                 f"{CONFIDENCE:.0%} percentile bootstrap of the mean paired difference "
                 "(tool - reference), resampling queries with replacement"
@@ -651,8 +632,8 @@ def run_inference(
                 "with p = (b+1)/(resamples+1); sums within sum(|d|) * 100 machine epsilons "
                 "of the observed one count as ties"
             ),
-            "resamples": resamples,
-            "seed": seed,
+            "resamples": design.resamples,
+            "seed": design.seed,
             "subsets": {
                 "all": "every query",
                 "discriminating": (
@@ -675,7 +656,7 @@ def run_inference(
         "comparisons": comparisons,
     }
     if all_pairs:
-        pairs = _pairs(scores, tools, comparisons, options)
+        pairs = _pairs(scores, tools, comparisons, design, broken)
         own = [c for c in pairs if c["family"] == "all-pairs"]
         result["pairs"] = pairs
         own_pairs = [

@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from searchbench.artifacts import json_text, write_text
+from searchbench.design import Design
 from searchbench.errors import BenchError
 from searchbench.inference import (
     CONFIDENCE,
@@ -356,21 +357,16 @@ def queries_needed(
 
 def run_power(
     scores: pd.DataFrame,
+    design: Design,
     *,
-    baseline: str,
-    seed: int,
-    alpha: float = 0.05,
-    resamples: int = 10_000,
     settings: Settings = Settings(),
     context: Mapping[str, str] | None = None,
-    min_queries: int = MIN_QUERIES,
-    primary: Sequence[str] = (),
-    metric: str = PRIMARY_METRIC,
 ) -> dict:
     """The content of power.json for one corpus and track's scores: the power of a primary
-    question (with no primary tool scored, of a comparison with the baseline)."""
-    if not 0.0 < alpha < 1.0:
-        raise BenchError(f"alpha = {alpha} must lie strictly between 0 and 1")
+    question (with no primary tool scored, of a comparison with the baseline), on the
+    track's primary metric."""
+    baseline, seed, alpha, resamples = design.baseline, design.seed, design.alpha, design.resamples
+    min_queries, primary, metric = design.min_queries, design.primary, design.primary_metric
     pool = difference_pool(scores, baseline, metric)
     family = [t for t in primary if t in pool.n_eff] or None
     m = family_m(pool, alpha, resamples, family)

@@ -4,6 +4,7 @@ table, per corpus, per language and pooled, and the report's section of it."""
 from pathlib import Path
 
 import pytest
+from design_fixture import design
 from test_inference import make_scores
 
 from searchbench.ablations import COLUMNS, ablations_tsv, collect
@@ -31,12 +32,12 @@ def documents():
                "ablations": {"hay-no-kw": "hay"}}  # fmt: skip
     one = scores("a")
     return [
-        ("code", "a", run_inference(one, **options)),
-        ("code", "a", language_inference(one, **options)),
+        ("code", "a", run_inference(one, design(**options))),
+        ("code", "a", language_inference(one, design(**options))),
         (
             "code",
             "pooled",
-            language_inference(pooled_scores({"a": one, "b": scores("b")}), **options),
+            language_inference(pooled_scores({"a": one, "b": scores("b")}), design(**options)),
         ),  # fmt: skip
     ]
 
@@ -60,7 +61,7 @@ def test_each_ablation_is_read_as_the_worth_of_its_signal():
 def test_a_corpus_with_one_language_adds_no_language_rows():
     one = scores("a")
     one["language"] = "c"
-    doc = language_inference(one, baseline="rg", seed=SEED, ablations={"hay-no-kw": "hay"})
+    doc = language_inference(one, design(baseline="rg", seed=SEED, ablations={"hay-no-kw": "hay"}))
     assert collect([("code", "a", doc)]) == []
     assert len(collect([("code", "pooled", doc)])) == 1
 

@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from design_fixture import design, schema_config
 from report_paths import build_model, build_report
 
 from searchbench.errors import BenchError
@@ -28,7 +29,8 @@ CORPORA = ("alpha", "tiny")
 METRICS = ("rr", "success10", "ndcg10", "recall10")
 DETECTED = {"detected better", "detected worse"}
 CHROMIUM = Path("/usr/bin/chromium")
-CONFIG = {"seed": 20261202, "baseline": "rg", "queries_per_corpus": 30}
+# the schema's defaults, as Snakemake's validation fills them in
+CONFIG = schema_config(seed=20261202, baseline="rg", queries_per_corpus=30)
 CONFIG_HASH = "3f2a9c0d1e"
 COMMAND = "snakemake --cores 2 results/report/index.html"
 
@@ -667,7 +669,7 @@ def test_all_pairs_table_is_antisymmetric(tmp_path: Path) -> None:
     scores = read_scores(FIX / "alpha" / "code" / "scores.tsv")
     inference_dir = tmp_path / "alpha" / "code"
     inference_dir.mkdir(parents=True)
-    result = run_inference(scores, baseline="rg", seed=1, resamples=2000, all_pairs=True)
+    result = run_inference(scores, design(baseline="rg", seed=1, resamples=2000), all_pairs=True)
     write_inference(result, inference_dir / "inference.json", inference_dir / "inference.tsv")
     paths = inputs()
     paths["inference"] = [str(inference_dir / "inference.json"), paths["inference"][1]]
@@ -987,7 +989,6 @@ def usage_track(root: Path) -> tuple[dict, dict]:
     with 3 right files each; hay lists all three first (recall@10 = 1); rg lists two of them
     on the first page for the first 6 questions (2/3) and one for the other 6 (1/3)."""
     from searchbench.inference import run_inference, write_inference
-    from searchbench.measures import primary_metric_of
     from searchbench.metrics import score_tools, write_scores
     from searchbench.trec import write_qrels
 
@@ -1016,11 +1017,7 @@ def usage_track(root: Path) -> tuple[dict, dict]:
     (track / "funnel.tsv").write_text("step\tcount\nused names\t40\nsampled\t12\n")
     result = run_inference(
         scores,
-        baseline="rg",
-        seed=CONFIG["seed"],
-        resamples=2000,
-        primary=["hay"],
-        primary_metric=primary_metric_of("usage"),
+        design(track="usage", baseline="rg", seed=CONFIG["seed"], resamples=2000, primary=["hay"]),
         context={"corpus": "alpha", "track": "usage"},
     )
     write_inference(result, track / "inference.json", track / "inference.tsv")

@@ -68,7 +68,7 @@ OVERVIEW_HEADER = [
 
 
 def overview_note(model: Model) -> str:
-    baseline = str(model.config.get("baseline", "rg"))
+    baseline = model.design.baseline
     return (
         f"Code and docs side by side: {OVERVIEW_TOOL} against {baseline} on MRR, all queries. "
         "The code track's answers are declarations, which a definition prior is built to put "
@@ -136,7 +136,7 @@ def matrix(model: Model) -> tuple[list[str], list[list[tuple[str, bool]]]]:
 
 
 def model_baseline(model: Model) -> str:
-    return str(model.config.get("baseline", "rg"))
+    return model.design.baseline
 
 
 def emphasis(text: str, bold: bool) -> str:
