@@ -28,6 +28,7 @@ from typing import Any
 
 from searchbench.artifacts import json_text, write_text
 from searchbench.errors import BenchError
+from searchbench.measures import METRIC_LABELS, PRIMARY_METRIC, primary_metric_of
 
 TOOL_KEYS = ("name", "version", "binary", "binary_target", "sha256", "family", "description")
 CORPUS_KEYS = ("corpus", "description", "kind", "source", "pinned_revision", "resolved_revision",
@@ -111,13 +112,27 @@ def copy_summary(
 
 
 def primary_rows(summary_csv: str) -> list[dict[str, str]]:
-    """The primary questions' MRR rows over all queries, from summary.csv."""
+    """The primary questions' rows over all queries on each track's primary metric (MRR;
+    nDCG@10 where a question has several right files), from summary.csv."""
     rows = csv.DictReader(io.StringIO(summary_csv))
     return [
         r
         for r in rows
-        if r.get("family") == "primary" and r["metric"] == "rr" and r["subset"] == "all"
+        if r.get("family") == "primary"
+        and r["metric"] == primary_metric_of(r["track"])
+        and r["subset"] == "all"
     ]
+
+
+def primary_table_head(rows: Sequence[Mapping[str, str]]) -> tuple[str, str, bool]:
+    """The table's scope, its value columns' name, and whether each track names its metric:
+    one metric (MRR on the one-answer tracks) names the table as before; several name theirs
+    per row."""
+    metrics = {r["metric"] for r in rows} or {PRIMARY_METRIC}
+    if len(metrics) == 1:
+        label = dict(METRIC_LABELS)[metrics.pop()]
+        return label, label, False
+    return "each track's primary metric", "mean", True
 
 
 def _num(text: str, signed: bool = False) -> str:
@@ -144,6 +159,8 @@ def leaderboards(summary_md: str) -> list[str]:
 
 
 def readme(run_name: str, commit: str, command: str, summary_csv: str, summary_md: str = "") -> str:
+    primary = primary_rows(summary_csv)
+    scope, value, per_row = primary_table_head(primary)
     lines = [
         f"# Published run: {run_name}",
         "",
@@ -162,15 +179,16 @@ def readme(run_name: str, commit: str, command: str, summary_csv: str, summary_m
         "- `provenance.json`: code commit, configuration, corpus revisions, tool versions and "
         "sha256, the host the timing ran on.",
         "",
-        "## Primary questions (MRR, all queries)",
+        f"## Primary questions ({scope}, all queries)",
         "",
-        "| corpus | track | tool | vs | n | MRR | reference MRR | diff [95% CI] | p | Holm p "
-        "| verdict |",
+        f"| corpus | track | tool | vs | n | {value} | reference {value} | diff [95% CI] | p "
+        "| Holm p | verdict |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in primary_rows(summary_csv):
+    for r in primary:
+        track = f"{r['track']} ({dict(METRIC_LABELS)[r['metric']]})" if per_row else r["track"]
         lines.append(
-            f"| {r['corpus']} | {r['track']} | {r['tool']} | {r['baseline']} | {r['queries']} "
+            f"| {r['corpus']} | {track} | {r['tool']} | {r['baseline']} | {r['queries']} "
             f"| {_num(r['mean'])} | {_num(r['mean_base'])} | {_num(r['diff'], True)} "
             f"[{_num(r['ci_low'], True)}, {_num(r['ci_high'], True)}] "
             f"| {_p(r['p_randomization'])} | {_p(r['p_holm'])} | {r['verdict']} |"

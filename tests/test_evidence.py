@@ -208,6 +208,23 @@ def test_compare_lists_each_tool_s_change_and_flags_a_verdict_that_moved(tmp_pat
     assert ok.stdout.splitlines()[1].split("\t")[:3] == ["code", "click", "ag"]
 
 
+def test_each_track_s_primary_questions_are_read_on_its_primary_metric():
+    """The usage track's primary metric is nDCG@10 (searchbench.measures): the README's
+    primary questions show its nDCG@10 row, not its MRR row, and say which metric each is."""
+    code, usage = row("click", "hay", 0.95, "detected better"), {
+        **row("click", "hay", 0.7, "detected better"), "track": "usage"}  # fmt: skip
+    usage_ndcg = {**usage, "metric": "ndcg10", "mean": "0.6"}
+    text = summary([code, usage, usage_ndcg])
+    assert [(r["track"], r["metric"]) for r in primary_rows(text)] == [
+        ("code", "rr"), ("usage", "ndcg10")]  # fmt: skip
+    md = readme("k", "c", "cmd", text)
+    assert "| click | usage (nDCG@10) | hay | rg | 30 | 0.600 |" in md
+    assert "| click | code (MRR) | hay | rg | 30 | 0.950 |" in md
+    assert "## Primary questions (each track's primary metric, all queries)" in md
+    # a run whose tracks are all read on MRR keeps its table as it was
+    assert "## Primary questions (MRR, all queries)" in readme("k", "c", "cmd", summary([code]))
+
+
 def test_the_readme_opens_on_the_leaderboards_of_the_summary():
     """Issue 33 item 1: the README of a published run holds each track's leaderboard."""
     from searchbench.evidence import leaderboards, readme
