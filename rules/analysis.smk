@@ -135,6 +135,9 @@ rule calibration_status:
         docs=lambda wildcards: on_track(
             "docs", "results/{corpus}/{track}/calibration.tsv"
         ),
+        words=lambda wildcards: on_track(
+            "words", "results/{corpus}/{track}/calibration.tsv"
+        ),
         usage=lambda wildcards: on_track(
             "usage", "results/{corpus}/{track}/calibration.tsv"
         ),

@@ -21,6 +21,13 @@ rule run_status:
                 "docs", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
             )
         ],
+        words=lambda wildcards: [
+            path
+            for tool in track_tools("words")
+            for path in on_track(
+                "words", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
+            )
+        ],
         usage=lambda wildcards: [
             path
             for tool in track_tools("usage")

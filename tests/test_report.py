@@ -857,6 +857,14 @@ def test_code_and_docs_side_by_side_and_unmeasured_docs_say_why(tmp_path: Path) 
     tiny.mkdir(parents=True)
     (tiny / "declared_in_code.tsv").write_text("qid\tquery\tdeclared_in_code\nt-1\tx_y\tno\n")
     (tiny / "funnel.tsv").write_text("step\tcount\ndeclarations\t4\nsampled\t1\n")
+    # the heading words (track words): their own funnel, never pooled with the tokens
+    words = tmp_path / "results" / "tiny" / "words"
+    words.mkdir(parents=True)
+    (words / "declared_in_code.tsv").write_text(
+        "qid\tquery\tdeclared_in_code\ntiny-words-0001\tCaching\tno\n"
+        "tiny-words-0002\tPrompting\tyes\n"
+    )
+    (words / "funnel.tsv").write_text("step\tcount\nheading-words\t9\nsampled\t2\n")
     out = tmp_path / "out"
     build_report(
         **{
@@ -866,6 +874,8 @@ def test_code_and_docs_side_by_side_and_unmeasured_docs_say_why(tmp_path: Path) 
         },
         docs_funnel=[str(docs / "funnel.tsv"), str(tiny / "funnel.tsv")],
         declared_in_code=[str(docs / "declared_in_code.tsv"), str(tiny / "declared_in_code.tsv")],
+        words_funnel=[str(words / "funnel.tsv")],
+        words_declared=[str(words / "declared_in_code.tsv")],
         config=CONFIG,
         config_hash=CONFIG_HASH,
         command=COMMAND,
@@ -880,10 +890,16 @@ def test_code_and_docs_side_by_side_and_unmeasured_docs_say_why(tmp_path: Path) 
     assert alpha[4] == alpha[8] == comp["verdict"]
     assert alpha[9].strip() == f"3 of {len(qids)}"
     assert "not measured: 1 queries (< 30)" in rows["tiny"]
-    assert (
-        "## Docs track: corpora not measured" in md and "- tiny: declarations 4 → sampled 1" in md
-    )
-    assert f"3 of {len(qids)} ({3 / len(qids):.0%}) are also declared in the code" in html
+    # heading words beside the identifier tokens, in their own columns
+    tiny_cells = rows["tiny"].strip("|").split(" | ")
+    assert tiny_cells[5].startswith("not measured: 1 queries")  # identifier tokens
+    assert tiny_cells[10].startswith("not measured: 2 queries")  # heading words
+    assert alpha[10].startswith("not measured: 0 queries")
+    assert "## Docs track: corpora not measured" in md
+    assert "- tiny (identifier tokens): declarations 4 → sampled 1" in md
+    assert "- tiny (heading words): heading-words 9 → sampled 2" in md
+    assert f"{len(qids)} queries, 3 ({3 / len(qids):.0%}) are also declared in the code" in html
+    assert "Heading words (measured apart): not drawn." in html  # alpha drew none
     assert 'id="alpha-docs"' in html and "Docs track: corpora not measured" in html
 
 
