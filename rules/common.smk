@@ -634,26 +634,26 @@ def track_targets(corpus: str, only: str = "") -> list[str]:
             "agent_cost.tsv",
             "scores.tsv",
             *[f"runs/{tool}.run.yaml" for tool in track_tools(t)],
-            *(["strata.json"] if t == "docs" else []),
+            *(["strata.json"] if t in DOCS_CLASSES else []),
         )
     ]
 
 
+# The docs track's token classes, each a track: identifier tokens (docs), heading words (words).
+DOCS_CLASSES = ["docs", "words"]
+
+
 def strata_corpora(wildcards) -> list[str]:
-    """The corpora of a docs_strata job: its corpus, or every corpus measuring the docs track."""
+    """The corpora of a docs_strata job: its corpus, or every corpus measuring its class."""
     return (
-        on_track("docs", "{corpus}")
+        on_track(wildcards.track, "{corpus}")
         if wildcards.corpus == "pooled"
         else [wildcards.corpus]
     )
 
 
 def strata_inputs(wildcards, name: str) -> list[str]:
-    return [f"results/{c}/docs/{name}" for c in strata_corpora(wildcards)]
-
-
-def docs_track_params() -> dict:
-    return track_params(types.SimpleNamespace(track="docs"))
+    return [f"results/{c}/{wildcards.track}/{name}" for c in strata_corpora(wildcards)]
 
 
 def measuring_corpora(track: str) -> list[str]:
@@ -724,7 +724,7 @@ def pooled_targets() -> list[str]:
     """results/pooled/{track}.json of every optional track measured on some corpus (the code
     track's is in all_targets: it is always measured)."""
     measured = [t for t in TRACKS if t != "code" and on_track(t, "{corpus}")]
-    strata = ["results/pooled/docs/strata.json"] if "docs" in measured else []
+    strata = [f"results/pooled/{t}/strata.json" for t in DOCS_CLASSES if t in measured]
     return [*(f"results/pooled/{track}.json" for track in measured), *strata]
 
 

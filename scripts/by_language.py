@@ -36,7 +36,7 @@ def main(smk) -> None:
     frames = {corpus: read_scores(path) for corpus, path in zip(corpora, paths, strict=True)}
     scores = frames[corpora[0]] if len(frames) == 1 else pooled_scores(frames)
     by = "language"
-    # docs_strata has no track wildcard (its scope is a corpus or `pooled`): the docs track
+    # docs_strata's track is a docs class: docs (identifier tokens) or words (heading words)
     track = str(getattr(smk.wildcards, "track", "docs"))
     if getattr(smk.input, "declared", None):
         declared = pd.concat([read_tsv_frame(p, DECLARED_COLUMNS) for p in smk.input.declared])

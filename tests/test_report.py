@@ -1104,3 +1104,49 @@ def test_every_verdict_has_its_own_colour() -> None:
 
     assert set(VERDICT_COLOURS) == set(VERDICTS)
     assert len(set(VERDICT_COLOURS.values())) == len(VERDICTS)
+
+
+def test_heading_words_are_a_section_and_columns_beside_the_identifier_tokens(
+    tmp_path: Path,
+) -> None:
+    """Issue 36 item 2: the heading words (track words) are measured on their own and shown
+    beside the docs track's identifier tokens, each figure under its class, never pooled."""
+    base = inputs()
+    code = FIX / "alpha" / "code"
+    paths: dict[str, list[str]] = {"scores": list(base["scores"]), "inference": []}
+    for track in ("docs", "words"):
+        out_dir = tmp_path / "results" / "alpha" / track
+        out_dir.mkdir(parents=True)
+        (out_dir / "scores.tsv").write_text((code / "scores.tsv").read_text())
+        (out_dir / "inference.json").write_text(
+            (code / "inference.json").read_text().replace('"track": "code"', f'"track": "{track}"')
+        )
+        paths["scores"].append(str(out_dir / "scores.tsv"))
+        paths["inference"].append(str(out_dir / "inference.json"))
+    words = tmp_path / "results" / "alpha" / "words"
+    (words / "funnel.tsv").write_text("step\tcount\nheading-words\t80\nsampled\t30\n")
+    out = tmp_path / "out"
+    build_report(
+        **{
+            **base,
+            "scores": paths["scores"],
+            "inference": [*base["inference"], *paths["inference"]],
+        },
+        words_funnel=[str(words / "funnel.tsv")],
+        config=CONFIG,
+        config_hash=CONFIG_HASH,
+        command=COMMAND,
+        **outputs(out),
+    )
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    html = (out / "index.html").read_text(encoding="utf-8")
+    header = next(line for line in md.splitlines() if line.startswith("| corpus | code n"))
+    assert header.split(" | ")[10:12] == ["heading words n", "heading words trivial"]
+    alpha = next(line for line in md.splitlines() if line.startswith("| alpha |"))
+    cells = alpha.strip("|").split(" | ")
+    n = str(len({r["qid"] for r in fixture_scores("alpha")}))
+    comp = fixture_comparisons("alpha")[("hay", "rr", "all")]
+    assert cells[5] == cells[10] == n  # docs n, heading words n: side by side
+    assert cells[8] == cells[13].strip() == comp["verdict"]
+    assert 'id="alpha-docs"' in html and 'id="alpha-words"' in html
+    assert "Heading words (measured apart): heading-words 80 → sampled 30." in html
