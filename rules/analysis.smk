@@ -123,6 +123,7 @@ rule calibration_status:
         # One input per track: only the optional tracks' wait on their queries' checkpoint.
         code=lambda wildcards: on_track("code", CALIBRATION_TSV),
         docs=lambda wildcards: on_track("docs", CALIBRATION_TSV),
+        words=lambda wildcards: on_track("words", CALIBRATION_TSV),
         usage=lambda wildcards: on_track("usage", CALIBRATION_TSV),
         behaviour=lambda wildcards: on_track("behaviour", CALIBRATION_TSV),
     output:

@@ -52,6 +52,7 @@ rule doc_headings:
     output:
         headings="results/{corpus}/docs/headings.tsv",
         unseen="results/{corpus}/docs/unseen.tsv",
+        words="results/{corpus}/docs/heading_words.tsv",
     log:
         "results/logs/{corpus}/doc_headings.log",
     benchmark:
@@ -62,6 +63,7 @@ rule doc_headings:
         markups=config["docs"]["markups"],
         unseen_extensions=config["docs"]["unseen_extensions"],
         tokens=DOCS_TOKENS,
+        words=DOCS_WORDS,
         rerun_on_code=code_hash("doc_headings"),
     script:
         "../scripts/doc_headings.py"
@@ -95,6 +97,36 @@ checkpoint doc_queries:
         rerun_on_code=code_hash("queries"),
     script:
         "../scripts/queries.py"
+
+
+# The docs track's second token class, heading words (issue 36 item 2): a track of its own,
+# `words`, drawn beside the identifier tokens and never pooled with them (docs/method.md §3).
+checkpoint word_queries:
+    input:
+        root=CHECKOUT_JSON,
+        words="results/{corpus}/docs/heading_words.tsv",
+        identifiers="results/{corpus}/docs/headings.tsv",
+        unseen="results/{corpus}/docs/unseen.tsv",
+        code_symbols=SYMBOLS_TSV,
+    output:
+        queries="results/{corpus}/words/queries.tsv",
+        qrels="results/{corpus}/words/qrels.txt",
+        funnel="results/{corpus}/words/funnel.tsv",
+        declared="results/{corpus}/words/declared_in_code.tsv",
+    log:
+        "results/logs/{corpus}/word_queries.log",
+    benchmark:
+        "results/benchmarks/{corpus}/word_queries.tsv"
+    conda:
+        "../envs/python.yaml"
+    params:
+        corpus=lambda wildcards: wildcards.corpus,
+        seed=config["seed"],
+        n=config["docs"]["heading_words"]["queries"] or config["queries_per_corpus"],
+        words=DOCS_WORDS,
+        rerun_on_code=code_hash("word_queries"),
+    script:
+        "../scripts/word_queries.py"
 
 
 # The behavioural track (docs/behaviour.md): only with `behaviour.logs` set. The logs folder's

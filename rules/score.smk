@@ -108,27 +108,28 @@ rule by_language_pooled:
 
 
 # The docs track by stratum (issue 36 item 3): a docs token also declared in the code, or not;
-# the same inference as by_language, sliced by stratum (scripts/by_language.py).
+# the same inference as by_language, sliced by stratum (scripts/by_language.py); for each token
+# class on its own (track docs: identifier tokens; track words: heading words).
 rule docs_strata:
     input:
         scores=lambda wildcards: strata_inputs(wildcards, "scores.tsv"),
         health=lambda wildcards: strata_inputs(wildcards, "health.tsv"),
         declared=lambda wildcards: strata_inputs(wildcards, "declared_in_code.tsv"),
     output:
-        json="results/{corpus}/docs/strata.json",
-        tsv="results/{corpus}/docs/strata.tsv",
+        json="results/{corpus}/{track}/strata.json",
+        tsv="results/{corpus}/{track}/strata.tsv",
     log:
-        "results/logs/{corpus}/docs/strata.log",
+        "results/logs/{corpus}/{track}/strata.log",
     benchmark:
-        "results/benchmarks/{corpus}/docs/strata.tsv"
+        "results/benchmarks/{corpus}/{track}/strata.tsv"
     wildcard_constraints:
         corpus="|".join(map(re.escape, [*CORPORA, "pooled"])),
+        track="|".join(DOCS_CLASSES),
     conda:
         "../envs/python.yaml"
     params:
         corpora=lambda wildcards: strata_corpora(wildcards),
-        # the docs track's (its scope is a corpus or `pooled`, with no track wildcard)
-        design=lambda wildcards: track_design("docs"),
+        design=design,
         rerun_on_code=code_hash("by_language"),
     script:
         "../scripts/by_language.py"

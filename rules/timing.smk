@@ -17,6 +17,13 @@ rule run_status:
             for tool in track_tools("docs")
             for path in on_track("docs", RAW_JSONL, tool=tool)
         ],
+        words=lambda wildcards: [
+            path
+            for tool in track_tools("words")
+            for path in on_track(
+                "words", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
+            )
+        ],
         usage=lambda wildcards: [
             path
             for tool in track_tools("usage")

@@ -36,7 +36,7 @@ def main(smk) -> None:
     frames = {corpus: read_scores(path) for corpus, path in zip(corpora, paths, strict=True)}
     scores = frames[corpora[0]] if len(frames) == 1 else pooled_scores(frames)
     by = "language"
-    design = Design.from_params(params.design)  # docs_strata's: the docs track's
+    design = Design.from_params(params.design)  # docs_strata's: its docs class's track
     if getattr(smk.input, "declared", None):
         declared = pd.concat([read_tsv_frame(p, DECLARED_COLUMNS) for p in smk.input.declared])
         scores, by = with_docs_strata(scores, declared), "stratum"

@@ -859,6 +859,14 @@ def test_code_and_docs_side_by_side_and_unmeasured_docs_say_why(tmp_path: Path) 
     tiny.mkdir(parents=True)
     (tiny / "declared_in_code.tsv").write_text("qid\tquery\tdeclared_in_code\nt-1\tx_y\tno\n")
     (tiny / "funnel.tsv").write_text("step\tcount\ndeclarations\t4\nsampled\t1\n")
+    # the heading words (track words): their own funnel, never pooled with the tokens
+    words = tmp_path / "results" / "tiny" / "words"
+    words.mkdir(parents=True)
+    (words / "declared_in_code.tsv").write_text(
+        "qid\tquery\tdeclared_in_code\ntiny-words-0001\tCaching\tno\n"
+        "tiny-words-0002\tPrompting\tyes\n"
+    )
+    (words / "funnel.tsv").write_text("step\tcount\nheading-words\t9\nsampled\t2\n")
     out = tmp_path / "out"
     build_report(
         **{
@@ -868,6 +876,8 @@ def test_code_and_docs_side_by_side_and_unmeasured_docs_say_why(tmp_path: Path) 
         },
         docs_funnel=[str(docs / "funnel.tsv"), str(tiny / "funnel.tsv")],
         declared_in_code=[str(docs / "declared_in_code.tsv"), str(tiny / "declared_in_code.tsv")],
+        words_funnel=[str(words / "funnel.tsv")],
+        words_declared=[str(words / "declared_in_code.tsv")],
         config=CONFIG,
         config_hash=CONFIG_HASH,
         command=COMMAND,
@@ -882,10 +892,16 @@ def test_code_and_docs_side_by_side_and_unmeasured_docs_say_why(tmp_path: Path) 
     assert alpha[4] == alpha[8] == comp["verdict"]
     assert alpha[9].strip() == f"3 of {len(qids)}"
     assert "not measured: 1 queries (< 30)" in rows["tiny"]
-    assert (
-        "## Docs track: corpora not measured" in md and "- tiny: declarations 4 → sampled 1" in md
-    )
-    assert f"3 of {len(qids)} ({3 / len(qids):.0%}) are also declared in the code" in html
+    # heading words beside the identifier tokens, in their own columns
+    tiny_cells = rows["tiny"].strip("|").split(" | ")
+    assert tiny_cells[5].startswith("not measured: 1 queries")  # identifier tokens
+    assert tiny_cells[10].startswith("not measured: 2 queries")  # heading words
+    assert alpha[10].startswith("not measured: 0 queries")
+    assert "## Docs track: corpora not measured" in md
+    assert "- tiny (identifier tokens): declarations 4 → sampled 1" in md
+    assert "- tiny (heading words): heading-words 9 → sampled 2" in md
+    assert f"{len(qids)} queries, 3 ({3 / len(qids):.0%}) are also declared in the code" in html
+    assert "Heading words (measured apart): not drawn." in html  # alpha drew none
     assert 'id="alpha-docs"' in html and "Docs track: corpora not measured" in html
 
 
@@ -1085,3 +1101,49 @@ def test_every_verdict_has_its_own_colour() -> None:
 
     assert set(VERDICT_COLOURS) == set(VERDICTS)
     assert len(set(VERDICT_COLOURS.values())) == len(VERDICTS)
+
+
+def test_heading_words_are_a_section_and_columns_beside_the_identifier_tokens(
+    tmp_path: Path,
+) -> None:
+    """Issue 36 item 2: the heading words (track words) are measured on their own and shown
+    beside the docs track's identifier tokens, each figure under its class, never pooled."""
+    base = inputs()
+    code = FIX / "alpha" / "code"
+    paths: dict[str, list[str]] = {"scores": list(base["scores"]), "inference": []}
+    for track in ("docs", "words"):
+        out_dir = tmp_path / "results" / "alpha" / track
+        out_dir.mkdir(parents=True)
+        (out_dir / "scores.tsv").write_text((code / "scores.tsv").read_text())
+        (out_dir / "inference.json").write_text(
+            (code / "inference.json").read_text().replace('"track": "code"', f'"track": "{track}"')
+        )
+        paths["scores"].append(str(out_dir / "scores.tsv"))
+        paths["inference"].append(str(out_dir / "inference.json"))
+    words = tmp_path / "results" / "alpha" / "words"
+    (words / "funnel.tsv").write_text("step\tcount\nheading-words\t80\nsampled\t30\n")
+    out = tmp_path / "out"
+    build_report(
+        **{
+            **base,
+            "scores": paths["scores"],
+            "inference": [*base["inference"], *paths["inference"]],
+        },
+        words_funnel=[str(words / "funnel.tsv")],
+        config=CONFIG,
+        config_hash=CONFIG_HASH,
+        command=COMMAND,
+        **outputs(out),
+    )
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    html = (out / "index.html").read_text(encoding="utf-8")
+    header = next(line for line in md.splitlines() if line.startswith("| corpus | code n"))
+    assert header.split(" | ")[10:12] == ["heading words n", "heading words trivial"]
+    alpha = next(line for line in md.splitlines() if line.startswith("| alpha |"))
+    cells = alpha.strip("|").split(" | ")
+    n = str(len({r["qid"] for r in fixture_scores("alpha")}))
+    comp = fixture_comparisons("alpha")[("hay", "rr", "all")]
+    assert cells[5] == cells[10] == n  # docs n, heading words n: side by side
+    assert cells[8] == cells[13].strip() == comp["verdict"]
+    assert 'id="alpha-docs"' in html and 'id="alpha-words"' in html
+    assert "Heading words (measured apart): heading-words 80 → sampled 30." in html

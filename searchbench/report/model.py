@@ -121,6 +121,9 @@ class Model:
     # the docs track's funnel and declared-in-code table, by corpus (measured or not)
     docs_funnel: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     declared_in_code: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    # the docs track's second token class, heading words (track `words`)
+    words_funnel: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    words_declared: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     # every input path by key: a section may read an artifact only it shows (sections/runs.py)
     sources: ReportInputs = field(default_factory=ReportInputs.empty)
     # track -> its pooled leaderboard, verdicts and forest (report/pooled.py), track order
@@ -244,6 +247,8 @@ def build_model(inputs: ReportInputs) -> Model:
         timing_enabled=timing_enabled(config),
         docs_funnel=read_rows(inputs, "docs_funnel", FUNNEL_COLUMNS),
         declared_in_code=read_rows(inputs, "declared_in_code", DECLARED_COLUMNS),
+        words_funnel=read_rows(inputs, "words_funnel", FUNNEL_COLUMNS),
+        words_declared=read_rows(inputs, "words_declared", DECLARED_COLUMNS),
         sources=inputs,
         pooled=read_pooled(inputs),
     )

@@ -18,9 +18,14 @@ def docs_min_queries(model: Model) -> int:
     return int((model.config.get("docs") or {}).get("min_queries", 30))
 
 
-def declared_share(model: Model, corpus: str) -> tuple[int, int]:
-    """(docs queries also declared in the code, docs queries)."""
-    rows = model.declared_in_code.get(corpus, [])
+def declared_rows(model: Model, track: str) -> dict[str, list[dict[str, str]]]:
+    """declared_in_code.tsv of a docs class: identifier tokens (docs) or heading words."""
+    return model.words_declared if track == "words" else model.declared_in_code
+
+
+def declared_share(model: Model, corpus: str, track: str = "docs") -> tuple[int, int]:
+    """(docs queries of one class also declared in the code, its docs queries)."""
+    rows = declared_rows(model, track).get(corpus, [])
     return sum(r.get("declared_in_code") == "yes" for r in rows), len(rows)
 
 
@@ -29,7 +34,7 @@ def track_cells(model: Model, corpus: str, track: str) -> list[str]:
     track that was not measured says why in the first cell."""
     sec = next((s for s in model.sections if (s.corpus, s.track) == (corpus, track)), None)
     if sec is None:
-        drawn = len(model.declared_in_code.get(corpus, []))
+        drawn = len(declared_rows(model, track).get(corpus, []))
         why = f"not measured: {drawn} queries (< {docs_min_queries(model)})"
         return [why, "", "", ""]
     share = len(sec.trivial) / len(sec.qids) if sec.qids else 0.0
@@ -48,7 +53,7 @@ def overview_rows(model: Model) -> list[list[str]]:
         declared = f"{shared} of {drawn}" if drawn else "-"
         rows.append(
             [corpus, *track_cells(model, corpus, "code"), *track_cells(model, corpus, "docs")]
-            + [declared]
+            + [declared, *track_cells(model, corpus, "words")]
         )
     return rows
 
@@ -64,6 +69,10 @@ OVERVIEW_HEADER = [
     f"docs {OVERVIEW_TOOL} − baseline MRR [95% CI]",
     "docs verdict",
     "docs queries declared in code",
+    "heading words n",
+    "heading words trivial",
+    f"heading words {OVERVIEW_TOOL} − baseline MRR [95% CI]",
+    "heading words verdict",
 ]
 
 
@@ -76,7 +85,9 @@ def overview_note(model: Model) -> str:
         "where such a prior may lose. A docs track with fewer than "
         f"{docs_min_queries(model)} queries is not measured (its funnel is in its section or "
         "below). Docs queries also declared in code stay in: finding the code first is the "
-        "trap the track measures."
+        "trap the track measures. Heading words (plain words of a heading: `Caching`) are the "
+        "docs track's second token class, drawn, measured and pooled on their own (track "
+        "words), never with the identifier tokens."
     )
 
 
