@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from searchbench import headings
-from searchbench.sampling import QUERY_COLUMNS, read_symbols, select_queries, tsv_text
+from searchbench.sampling import QUERY_COLUMNS, frame_tsv_text, read_symbols, select_queries
 from searchbench.word_queries import select_words, word_candidates
 
 ROOT = Path(__file__).parent / "fixtures" / "docs"
@@ -133,7 +133,7 @@ def test_identifier_tokens_do_not_change_when_words_are_read(rules, word):
             shape=headings.docs_shape(rules),
             track="docs",
         )
-        return tsv_text(drawn, QUERY_COLUMNS)
+        return frame_tsv_text(drawn, QUERY_COLUMNS)
 
     assert sample(before) == sample(after)
 
@@ -187,5 +187,5 @@ def test_a_word_an_identifier_token_holds_elsewhere_is_no_word_query(word):
 def test_the_heading_words_file_reads_as_a_symbol_table(tmp_path: Path, click):
     _, (_, _, words) = click
     path = tmp_path / "heading_words.tsv"
-    path.write_text(tsv_text(words, list(words.columns)))
+    path.write_text(frame_tsv_text(words, list(words.columns)))
     assert read_symbols(path).equals(words)
