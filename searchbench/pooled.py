@@ -45,7 +45,6 @@ import numpy as np
 import pandas as pd
 
 from searchbench.calibration import (
-    bootstrap_counts,
     holm_rows,
     percentile_interval,
     rate,
@@ -57,6 +56,7 @@ from searchbench.inference import (
     CONFIDENCE,
     EXACT_MAX_N_EFF,
     adjust_family,
+    bootstrap_counts,
     bootstrap_means,
     check_finite,
     comparison_rng,

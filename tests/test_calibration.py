@@ -22,7 +22,6 @@ from searchbench.calibration import (
     calibration_rows,
     calibration_tsv,
     chance_above,
-    comparison_name,
     holm_rows,
     permutation_matrix,
     pooled_check,
@@ -194,8 +193,8 @@ def test_the_report_shows_the_calibration_table(tmp_path):
 
 def test_the_vectorized_simulation_gives_the_inference_s_own_verdicts():
     """Each simulation of the twin equals calling the inference's own functions on the same
-    flipped data: paired_comparison (same bootstrap indices, same sign patterns: both come
-    from the comparison's Generator), then adjust_family (Tarone, Holm, verdict)."""
+    flipped data: paired_comparison (same bootstrap counts, same sign patterns: both are the
+    queries' own), then adjust_family (Tarone, Holm, verdict)."""
     # n_eff 0 (identical), 3 (Tarone), 7 and 16 (exact p), 40 and 120 (Monte Carlo p)
     wide = wide_scores(make_scores(realistic_ranks(150, [0, 3, 7, 16, 40, 120, 120])))
     pairs = declared_pairs(sorted(wide.columns), "rg")["secondary"]
@@ -221,8 +220,9 @@ def test_the_vectorized_simulation_gives_the_inference_s_own_verdicts():
                 tool[order],
                 ref[order],
                 seed=seed,
-                name=comparison_name(pair, "rr"),
+                name=(*pair, "rr", "all"),
                 resamples=resamples,
+                qids=list(wide.index),
             )
             result.update(tool=pair[0], baseline=pair[1], metric="rr", subset="all")
             family.append({**result, "identical": result["n_eff"] == 0})
@@ -231,8 +231,9 @@ def test_the_vectorized_simulation_gives_the_inference_s_own_verdicts():
         for j, c in enumerate(family):
             if c["n_eff"]:
                 assert twin.p_randomization[s, j] == c["p_randomization"]
-                assert twin.ci_low[s, j] == pytest.approx(c["ci_low"], abs=1e-12)
-                assert twin.ci_high[s, j] == pytest.approx(c["ci_high"], abs=1e-12)
+                # the same exact sums: equal to the last bit
+                assert twin.ci_low[s, j] == c["ci_low"]
+                assert twin.ci_high[s, j] == c["ci_high"]
         verdicts |= {c["verdict"] for c in family}
     # the comparison exercised every branch of the rule
     assert {"identical", "not evidence", "not detected"} <= verdicts

@@ -20,12 +20,15 @@ from searchbench.inference import (
     TSV_COLUMNS,
     VERDICTS,
     bootstrap_ci,
+    bootstrap_counts,
     bootstrap_means,
+    exact_units,
     holm,
     inference_json,
     inference_tsv,
     min_p,
     paired_comparison,
+    query_draws,
     randomization_p,
     run_inference,
     verdict,
@@ -125,6 +128,65 @@ def test_monte_carlo_randomization_p_is_close_to_scipy():
     assert exact is False
     assert 0.005 < p < 0.5  # a case where the resolution matters
     assert abs(p - theirs) < 0.015
+
+
+# --- common random numbers and exact sums (issue 34 item 3) --------------------------------
+
+
+def test_comparisons_on_the_same_queries_share_their_draws_and_others_do_not():
+    rng = np.random.default_rng(21)
+    tool, base = rng.random(120), rng.random(120)
+    qids = [f"q{i:03}" for i in range(120)]
+    one = paired_comparison(tool, base, seed=SEED, name=("a", "b"), resamples=2000, qids=qids)
+    # doubled differences on the same queries: the same resamples, so exactly doubled ends
+    # (the exact units double too) and the very same sign-flip counts
+    two = paired_comparison(
+        2 * tool, 2 * base, seed=SEED, name=("c", "d"), resamples=2000, qids=qids
+    )
+    assert (two["ci_low"], two["ci_high"]) == (2 * one["ci_low"], 2 * one["ci_high"])
+    assert two["p_randomization"] == one["p_randomization"] and one["p_exact"] is False
+    # other queries (one id changed) are other draws
+    other = paired_comparison(
+        2 * tool, 2 * base, seed=SEED, name=("c", "d"), resamples=2000, qids=[*qids[:-1], "x"]
+    )
+    assert (other["ci_low"], other["ci_high"]) != (two["ci_low"], two["ci_high"])
+    draws = query_draws(SEED, qids, 2000)
+    assert draws.counts.shape == draws.signs.shape == (2000, 120)
+    assert (draws.counts.sum(axis=1) == 120).all() and set(np.unique(draws.signs)) == {-1, 1}
+
+
+def test_the_resampled_sums_are_exact_in_any_summation_order():
+    # what makes the intervals and p byte-identical on any BLAS or thread count
+    diffs = np.random.default_rng(4).normal(0, 0.4, (300, 3)) * [1, 1e-6, 1e3]
+    counts = bootstrap_counts(np.random.default_rng(5), 500, 300)
+    units, unit = exact_units(diffs, 300)
+    assert np.array_equal(units, np.rint(units)) and (np.abs(units).sum(axis=0) < 2**52).all()
+    forward = counts @ units
+    backward = sum(np.outer(counts[:, i], units[i]) for i in reversed(range(300)))
+    assert np.array_equal(forward, backward)
+    # and the rounding is far below any printed digit
+    assert (np.abs(units * unit - diffs).max(axis=0) <= unit / 2).all()
+    assert (unit / np.abs(diffs).max(axis=0) < 1e-12).all()
+
+
+def test_the_shared_interval_and_p_agree_with_scipy():
+    diffs = np.random.default_rng(7).normal(0.1, 0.3, 30)
+    c = paired_comparison(diffs, np.zeros(30), seed=11, name=("t", "r"), resamples=10_000)
+    theirs = scipy.stats.bootstrap(
+        (diffs,), np.mean, n_resamples=10_000, method="percentile", rng=np.random.default_rng(1)
+    ).confidence_interval
+    # other resamples: equal within Monte Carlo error (the interval's width is ~0.2)
+    assert c["ci_low"] == pytest.approx(theirs.low, abs=0.01)
+    assert c["ci_high"] == pytest.approx(theirs.high, abs=0.01)
+    p_theirs = scipy.stats.permutation_test(
+        (diffs,),
+        np.mean,
+        permutation_type="samples",
+        n_resamples=10_000,
+        vectorized=True,
+        rng=np.random.default_rng(6),
+    ).pvalue
+    assert c["p_exact"] is False and abs(c["p_randomization"] - p_theirs) < 0.015
 
 
 def test_p_is_never_zero():

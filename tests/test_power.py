@@ -33,6 +33,7 @@ from searchbench.power import (
     draw_samples,
     family_m,
     fewest_plus_signs,
+    low_end_above_zero,
     minimum_detectable,
     power_at,
     power_json,
@@ -105,6 +106,17 @@ def test_bootstrap_counts_give_the_inference_bootstrap_means():
     means = bootstrap_means(diffs, np.random.default_rng(4), 500)
     assert np.array_equal(counts @ diffs / 25, means)
     assert (counts.sum(axis=1) == 25).all()
+
+
+@pytest.mark.parametrize("rows", [1000, 999, 41, 2])
+def test_the_low_end_test_without_sorting_is_np_quantile_s(rows):
+    # integer sums around 0, so that every count of sums <= 0 occurs, the edge one included
+    rng = np.random.default_rng(rows)
+    centre = np.linspace(0.0, 40.0, 3000)  # the 2.5% point crosses 0 near 20
+    sums = np.rint(rng.normal(centre, 10.0, (rows, 3000)))
+    expected = np.quantile(sums, (1 - 0.95) / 2, axis=0) > 0.0
+    assert np.array_equal(low_end_above_zero(sums), expected)
+    assert 0 < expected.sum() < expected.size
 
 
 def test_bisection_finds_the_fewest_plus_signs_and_detection_is_monotone():
