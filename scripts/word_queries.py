@@ -17,9 +17,9 @@ from searchbench.headings import (  # noqa: E402
 )
 from searchbench.sampling import (  # noqa: E402
     check_answer_files,
+    frame_tsv_text,
     read_symbols,
     read_unseen,
-    frame_tsv_text,
     write_outputs,
 )
 from searchbench.scriptmain import run_script  # noqa: E402

@@ -63,19 +63,35 @@ def provenance(
     }
 
 
-def machine_paths_relative(value: Any, folders: Sequence[str], home: str) -> Any:
+def linked_folders(repository: Path) -> dict[str, str]:
+    """The folders the repository's top-level links point to, by the link's name (a checkout
+    whose .venv links to another checkout's venv: its binaries resolve outside the repository
+    but are the repository's .venv)."""
+    return {
+        str(entry.resolve()): entry.name
+        for entry in sorted(repository.iterdir())
+        if entry.is_symlink() and entry.is_dir()
+    }
+
+
+def machine_paths_relative(
+    value: Any, folders: Sequence[str], home: str, linked: Mapping[str, str] | None = None
+) -> Any:
     """Every string of a record with these folders made relative (the repository, the run's
-    working directory: the command is run from it) and the home folder written ~ (tool
-    binaries, version lines naming a binary, the command, a --configfile beside the run)."""
+    working directory: the command is run from it), a linked folder (linked_folders) named
+    by its link, and the home folder written ~ (tool binaries, version lines naming a
+    binary, the command, a --configfile beside the run)."""
     if isinstance(value, str):
+        for target, name in sorted((linked or {}).items(), key=lambda kv: -len(kv[0])):
+            value = value.replace(target.rstrip("/") + "/", name + "/")
         # the longest first: a working directory inside the repository keeps its own prefix
         for folder in sorted({f.rstrip("/") for f in folders if f.strip("/")}, key=len)[::-1]:
             value = value.replace(folder + "/", "")
         return value.replace(home.rstrip("/") + "/", "~/") if home.strip("/") else value
     if isinstance(value, Mapping):
-        return {k: machine_paths_relative(v, folders, home) for k, v in value.items()}
+        return {k: machine_paths_relative(v, folders, home, linked) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [machine_paths_relative(v, folders, home) for v in value]
+        return [machine_paths_relative(v, folders, home, linked) for v in value]
     return value
 
 

@@ -16,6 +16,7 @@ from searchbench.errors import BenchError
 from searchbench.evidence import (
     copy_summary,
     linked_charts,
+    linked_folders,
     machine_paths_relative,
     pooled_tsv,
     primary_rows,
@@ -122,6 +123,21 @@ def test_evidence_holds_results_languages_provenance_and_a_readme(tmp_path):
     assert "[summary.md](summary.md)" in md
     assert pooled_tsv({}) == ""
     assert readme("k", "c", "cmd", summary([])).count("\n| ") == 1  # header row only
+
+
+def test_a_binary_in_a_linked_venv_is_published_by_the_link_s_name(tmp_path):
+    # a checkout whose .venv links to another checkout's: its tools resolve outside it
+    shared = tmp_path / "elsewhere" / "venv"
+    (shared / "bin").mkdir(parents=True)
+    repository = tmp_path / "checkout"
+    repository.mkdir()
+    (repository / ".venv").symlink_to(shared)
+    (repository / "data").mkdir()
+    linked = linked_folders(repository)
+    assert linked == {str(shared.resolve()): ".venv"}
+    record = {"binary": f"{shared.resolve()}/bin/ast-grep", "version": "x (rg /usr/bin/rg)"}
+    out = machine_paths_relative(record, [str(repository)], "/root", linked)
+    assert out == {"binary": ".venv/bin/ast-grep", "version": "x (rg /usr/bin/rg)"}
 
 
 def test_published_records_name_no_folder_of_the_machine():
