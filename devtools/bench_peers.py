@@ -23,7 +23,7 @@ import json
 import os
 from pathlib import Path
 
-from searchbench.tools import FAMILIES
+from searchbench.tools import TOOL_FAMILIES
 
 TARGET_PROGRAMS = 24
 TARGET_BUILD_SECONDS = 45 * 60
@@ -112,10 +112,10 @@ def main() -> None:
     named = programs(tools)
     # every available entry's family (rg-newest is the agent-harness family's, rg's program)
     families = sorted({tools[name]["family"] for names in named.values() for name in names})
-    missing = [f for f in FAMILIES if f not in families]
+    missing = [f for f in TOOL_FAMILIES if f not in families]
     print(f"## Programs: {len(named)} distinct (target >= {TARGET_PROGRAMS})\n")
     print(", ".join(f"{p} ({', '.join(n)})" for p, n in named.items()))
-    print(f"\nFamilies represented: {len(families)} of {len(FAMILIES)}", end="")
+    print(f"\nFamilies represented: {len(families)} of {len(TOOL_FAMILIES)}", end="")
     print(f"; missing: {', '.join(missing)}" if missing else "")
 
     manifests = sorted(args.tools_dir.glob("*/manifest.json"))

@@ -4,9 +4,9 @@
 # Where hay's definition rules fire (in their raw form, hay's word list aside) on lines that declare nothing, by word and language.
 rule false_firings:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        files="results/{corpus}/files.tsv",
-        symbols="results/{corpus}/symbols.tsv",
+        root=CHECKOUT_JSON,
+        files=FILES_TSV,
+        symbols=SYMBOLS_TSV,
         words=FALSE_FIRING_WORDS_FILE,
     output:
         tsv="results/{corpus}/false_firings.tsv",
@@ -45,11 +45,11 @@ rule false_firing_words:
 # Filter or rank: the answer's place in each tool's own output, and what sorted before it.
 rule filter_rank:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        queries="results/{corpus}/{track}/queries.tsv",
-        qrels="results/{corpus}/{track}/qrels.txt",
-        runs=track_paths("results/{corpus}/{track}/runs/{tool}.run"),
-        raw=track_paths("results/{corpus}/{track}/raw/{tool}.jsonl"),
+        root=CHECKOUT_JSON,
+        queries=QUERIES_TSV,
+        qrels=QRELS_TXT,
+        runs=track_paths(RUN_FILE),
+        raw=track_paths(RAW_JSONL),
     output:
         tsv="results/{corpus}/{track}/filter_rank.tsv",
         summary="results/{corpus}/{track}/filter_rank_summary.tsv",
@@ -69,9 +69,9 @@ rule filter_rank:
 # Why tools tie: per pair of tools, identical order and rank, and why ranks differ.
 rule ties:
     input:
-        qrels="results/{corpus}/{track}/qrels.txt",
-        scores="results/{corpus}/{track}/scores.tsv",
-        runs=track_paths("results/{corpus}/{track}/runs/{tool}.run"),
+        qrels=QRELS_TXT,
+        scores=SCORES_TSV,
+        runs=track_paths(RUN_FILE),
         filesets=lambda wildcards: [
             f"results/{wildcards.corpus}/filesets/{tool}.txt"
             for tool in track_params(wildcards)["listing_tools"]
@@ -97,11 +97,11 @@ rule ties:
 # Calibration on our own data: the verdict rule's false detections in A/A runs.
 rule calibration:
     input:
-        scores="results/{corpus}/{track}/scores.tsv",
+        scores=SCORES_TSV,
         # a broken tool's pairs leave their family, as in the inference
-        health="results/{corpus}/{track}/health.tsv",
+        health=HEALTH_TSV,
     output:
-        tsv="results/{corpus}/{track}/calibration.tsv",
+        tsv=CALIBRATION_TSV,
     log:
         "results/logs/{corpus}/{track}/calibration.log",
     benchmark:
@@ -109,17 +109,9 @@ rule calibration:
     conda:
         "../envs/python.yaml"
     params:
-        baseline=config["baseline"],
-        seed=config["seed"],
-        alpha=config["alpha"],
-        resamples=config["calibration"]["resamples"],
-        simulations=config["calibration"]["simulations"],
-        min_queries=config["min_queries"],
-        # the declared families, as the inference tests them
-        primary=lambda wildcards: track_params(wildcards)["primary"],
-        ablations=lambda wildcards: track_params(wildcards)["ablations"],
+        # the declared families as the inference tests them, the calibration's resamples
+        design=design,
         corpus=lambda wildcards: wildcards.corpus,
-        track=lambda wildcards: wildcards.track,
         rerun_on_code=code_hash("calibration"),
     script:
         "../scripts/calibration.py"
@@ -129,18 +121,11 @@ rule calibration:
 rule calibration_status:
     input:
         # One input per track: only the optional tracks' wait on their queries' checkpoint.
-        code=lambda wildcards: on_track(
-            "code", "results/{corpus}/{track}/calibration.tsv"
-        ),
-        docs=lambda wildcards: on_track(
-            "docs", "results/{corpus}/{track}/calibration.tsv"
-        ),
-        usage=lambda wildcards: on_track(
-            "usage", "results/{corpus}/{track}/calibration.tsv"
-        ),
-        behaviour=lambda wildcards: on_track(
-            "behaviour", "results/{corpus}/{track}/calibration.tsv"
-        ),
+        code=lambda wildcards: on_track("code", CALIBRATION_TSV),
+        docs=lambda wildcards: on_track("docs", CALIBRATION_TSV),
+        words=lambda wildcards: on_track("words", CALIBRATION_TSV),
+        usage=lambda wildcards: on_track("usage", CALIBRATION_TSV),
+        behaviour=lambda wildcards: on_track("behaviour", CALIBRATION_TSV),
     output:
         tsv="results/calibration_status.tsv",
     log:
@@ -158,8 +143,8 @@ rule calibration_status:
 # Cost to an agent: bytes read before the answer, beside MRR, and how the two correlate.
 rule agent_cost:
     input:
-        scores="results/{corpus}/{track}/scores.tsv",
-        raw=track_paths("results/{corpus}/{track}/raw/{tool}.jsonl"),
+        scores=SCORES_TSV,
+        raw=track_paths(RAW_JSONL),
     output:
         tsv="results/{corpus}/{track}/agent_cost.tsv",
     log:
@@ -199,14 +184,8 @@ rule pooled:
         repeat_keys=lambda wildcards: pooled_repeat_keys(wildcards.track),
         session_keys=lambda wildcards: pooled_session_keys(wildcards.track),
         index_owner=lambda wildcards: pooled_index_owners(wildcards.track),
-        baseline=config["baseline"],
-        seed=config["seed"],
-        alpha=config["alpha"],
-        resamples=config["resamples"],
-        min_queries=config["min_queries"],
+        design=design,
         tools=lambda wildcards: track_params(wildcards)["tools"],
-        primary=lambda wildcards: track_params(wildcards)["primary"],
-        ablations=lambda wildcards: track_params(wildcards)["ablations"],
         families=lambda wildcards: {
             t: config["tools"][t]["family"] for t in track_tools(wildcards.track)
         },

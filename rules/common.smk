@@ -43,6 +43,7 @@ from searchbench.preflight import (
     target_configfile_line,
 )  # noqa: E402
 from searchbench.codehash import script_code_hash  # noqa: E402
+from searchbench.design import Design  # noqa: E402
 from searchbench.errors import BenchError  # noqa: E402
 from searchbench.artifacts import (
     changed_artifacts,
@@ -51,7 +52,7 @@ from searchbench.artifacts import (
 )  # noqa: E402
 from searchbench.measures import TRACKS as TRACK_NAMES  # noqa: E402
 from searchbench.report.inputs import rule_inputs  # noqa: E402
-from searchbench.headings import docs_shape, token_rules  # noqa: E402
+from searchbench.headings import docs_shape, word_rule, token_rules  # noqa: E402
 from searchbench.hay.signals import FALSE_FIRING_WORDS_FILE  # noqa: E402
 from searchbench.build import build_name, build_pins, skipped_line  # noqa: E402
 from searchbench.tools import (
@@ -73,6 +74,22 @@ SCHEMA = BASEDIR / "config" / "schema" / "config.schema.yaml"
 TOOLS_SCHEMA = BASEDIR / "config" / "schema" / "tools.schema.yaml"
 DOCS_TOKENS_SCHEMA = BASEDIR / "config" / "schema" / "docs_tokens.schema.yaml"
 TRACKS = list(TRACK_NAMES)
+
+# The paths that many rules read, written once here; their writers declare them by these
+# names too (fetch_corpus, symbols, resolve_tool, search, score, calibration; queries.tsv and
+# qrels.txt: each track's queries rule, under the track's name).
+CHECKOUT_JSON = "resources/corpora/{corpus}/checkout.json"
+CORPUS_JSON = "results/{corpus}/corpus.json"
+FILES_TSV = "results/{corpus}/files.tsv"
+SYMBOLS_TSV = "results/{corpus}/symbols.tsv"
+TOOL_JSON = "results/tools/{tool}.json"
+QUERIES_TSV = "results/{corpus}/{track}/queries.tsv"
+QRELS_TXT = "results/{corpus}/{track}/qrels.txt"
+RAW_JSONL = "results/{corpus}/{track}/raw/{tool}.jsonl"
+RUN_FILE = "results/{corpus}/{track}/runs/{tool}.run"
+SCORES_TSV = "results/{corpus}/{track}/scores.tsv"
+HEALTH_TSV = "results/{corpus}/{track}/health.tsv"
+CALIBRATION_TSV = "results/{corpus}/{track}/calibration.tsv"
 
 
 def stop(line: str) -> NoReturn:
@@ -135,10 +152,14 @@ LANGUAGES = _side_file(config["languages_file"])
 # The jobs read the file the checks above read (with --directory, the workflow's own copy).
 LANGUAGES_FILE = str(side_file_path(config["languages_file"], BASEDIR))
 DOCS_TOKENS_FILE = side_file_path(config["docs"]["tokens_file"], BASEDIR)
-DOCS_TOKENS = _side_file(config["docs"]["tokens_file"])["tokens"]
-_validate({"tokens": DOCS_TOKENS}, DOCS_TOKENS_SCHEMA, config["docs"]["tokens_file"])
+_DOCS_TOKENS_DATA = _side_file(config["docs"]["tokens_file"])
+_validate(_DOCS_TOKENS_DATA, DOCS_TOKENS_SCHEMA, config["docs"]["tokens_file"])
+DOCS_TOKENS = _DOCS_TOKENS_DATA["tokens"]
+# The heading-word class (track `words`): its regex, minimum length and stop words.
+DOCS_WORDS = _DOCS_TOKENS_DATA["words"]
 try:
     DOCS_SHAPE = docs_shape(token_rules(DOCS_TOKENS))
+    word_rule(DOCS_WORDS)
 except BenchError as err:
     stop(f"config error: {err}")
 ASTGREP_RULES = Path(config["astgrep_rules_dir"])
@@ -385,6 +406,21 @@ def track_params(wildcards) -> dict:
     }
 
 
+def track_design(track: str) -> dict:
+    """The statistical design of a track (searchbench/design.py), read from the validated
+    configuration with the track's own declared families; as params, so that a change of
+    any of its values reruns the job."""
+    params = track_params(types.SimpleNamespace(track=track))
+    return Design.from_config(
+        config, track, params["primary"], params["ablations"]
+    ).as_params()
+
+
+def design(wildcards) -> dict:
+    """Params function: the design of the job's track."""
+    return track_design(wildcards.track)
+
+
 FAST_PATH_TOOLS = [t for t in LISTING_TOOLS if config["tools"][t].get("fast_path")]
 
 
@@ -434,6 +470,7 @@ def track_checkpoint(track: str):
     """The checkpoint that draws an optional track's queries."""
     return {
         "docs": checkpoints.doc_queries,
+        "words": checkpoints.word_queries,
         "usage": checkpoints.usage_queries,
         "behaviour": checkpoints.behaviour_queries,
     }[track]
@@ -441,7 +478,7 @@ def track_checkpoint(track: str):
 
 def offered_tracks(corpus: str) -> list[str]:
     """The tracks whose queries are drawn for a corpus (measured or not)."""
-    optional = ["docs", "usage"] + (
+    optional = ["docs", "words", "usage"] + (
         ["behaviour"] if corpus in BEHAVIOUR_CORPORA else []
     )
     return ["code", *optional]
@@ -456,7 +493,13 @@ def is_measured(corpus: str, track: str) -> bool:
         return True
     if track not in offered_tracks(corpus):
         return False
-    return drawn_queries(corpus, track) >= config[track]["min_queries"]
+    return drawn_queries(corpus, track) >= min_queries_of(track)
+
+
+def min_queries_of(track: str) -> int:
+    """An optional track's minimum: the heading words are the docs track's second token class
+    and share its threshold (docs.min_queries)."""
+    return config["docs" if track == "words" else track]["min_queries"]
 
 
 def drawn_queries(corpus: str, track: str) -> int:
@@ -484,7 +527,8 @@ def unmeasured_line(corpus: str, track: str) -> str | None:
     drawn = drawn_queries(corpus, track)
     return (
         f"the {track} track is not measured on corpus {corpus}: {drawn} {track} queries drawn, "
-        f"fewer than {track}.min_queries ({config[track]['min_queries']}), so no tool runs on "
+        f"fewer than {'docs' if track == 'words' else track}.min_queries "
+        f"({min_queries_of(track)}), so no tool runs on "
         f"it (results/{corpus}/{track}/funnel.tsv says where candidates were lost)"
     )
 
@@ -594,6 +638,7 @@ def corpus_targets(corpus: str) -> list[str]:
         f"results/{corpus}/code/scores.tsv",
         f"results/{corpus}/code/gt_audit_summary.tsv",
         f"results/{corpus}/docs/declared_in_code.tsv",
+        f"results/{corpus}/words/declared_in_code.tsv",
         f"results/{corpus}/usage/queries.tsv",
         *(
             [f"results/{corpus}/behaviour/queries.tsv"]
@@ -621,26 +666,26 @@ def track_targets(corpus: str, only: str = "") -> list[str]:
             "agent_cost.tsv",
             "scores.tsv",
             *[f"runs/{tool}.run.yaml" for tool in track_tools(t)],
-            *(["strata.json"] if t == "docs" else []),
+            *(["strata.json"] if t in DOCS_CLASSES else []),
         )
     ]
 
 
+# The docs track's token classes, each a track: identifier tokens (docs), heading words (words).
+DOCS_CLASSES = ["docs", "words"]
+
+
 def strata_corpora(wildcards) -> list[str]:
-    """The corpora of a docs_strata job: its corpus, or every corpus measuring the docs track."""
+    """The corpora of a docs_strata job: its corpus, or every corpus measuring its class."""
     return (
-        on_track("docs", "{corpus}")
+        on_track(wildcards.track, "{corpus}")
         if wildcards.corpus == "pooled"
         else [wildcards.corpus]
     )
 
 
 def strata_inputs(wildcards, name: str) -> list[str]:
-    return [f"results/{c}/docs/{name}" for c in strata_corpora(wildcards)]
-
-
-def docs_track_params() -> dict:
-    return track_params(types.SimpleNamespace(track="docs"))
+    return [f"results/{c}/{wildcards.track}/{name}" for c in strata_corpora(wildcards)]
 
 
 def measuring_corpora(track: str) -> list[str]:
@@ -725,7 +770,7 @@ def pooled_targets() -> list[str]:
     """results/pooled/{track}.json of every optional track measured on some corpus (the code
     track's is in all_targets: it is always measured)."""
     measured = [t for t in TRACKS if t != "code" and on_track(t, "{corpus}")]
-    strata = ["results/pooled/docs/strata.json"] if "docs" in measured else []
+    strata = [f"results/pooled/{t}/strata.json" for t in DOCS_CLASSES if t in measured]
     return [*(f"results/pooled/{track}.json" for track in measured), *strata]
 
 

@@ -6,9 +6,9 @@ rule fetch_corpus:
     # missing and the next run fetches again (an update() output is restored and recorded
     # with the failed job's params, so the next run said "Nothing to be done").
     output:
-        root="resources/corpora/{corpus}/checkout.json",
-        manifest="results/{corpus}/corpus.json",
-        files="results/{corpus}/files.tsv",
+        root=CHECKOUT_JSON,
+        manifest=CORPUS_JSON,
+        files=FILES_TSV,
     log:
         "results/logs/{corpus}/fetch_corpus.log",
     benchmark:

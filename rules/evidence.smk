@@ -9,7 +9,7 @@ rule publish_evidence:
         summary_md="results/report/summary.md",
         charts="results/report/charts",
         tools="results/tools.json",
-        corpora=expand("results/{corpus}/corpus.json", corpus=CORPORA),
+        corpora=expand(CORPUS_JSON, corpus=CORPORA),
         hosts=[
             f"results/{corpus}/timing/{config['baseline']}.host.json"
             for corpus in CORPORA
@@ -43,9 +43,9 @@ rule publish_evidence:
         repository=str(BASEDIR),
         hosts_by=[c for c in CORPORA if TIMING_ENABLED],
         tracks=lambda wildcards: [t for t in TRACKS if on_track(t, "{corpus}")],
-        rerun_on_code=code_hash("evidence"),
+        rerun_on_code=code_hash("publish_evidence"),
     script:
-        "../scripts/evidence.py"
+        "../scripts/publish_evidence.py"
 
 
 rule evidence:

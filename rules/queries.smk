@@ -1,7 +1,7 @@
 rule queries:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        symbols="results/{corpus}/symbols.tsv",
+        root=CHECKOUT_JSON,
+        symbols=SYMBOLS_TSV,
         unseen="results/{corpus}/unseen.tsv",
     output:
         queries="results/{corpus}/code/queries.tsv",
@@ -27,7 +27,7 @@ rule queries:
 
 rule gt_audit:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
+        root=CHECKOUT_JSON,
         queries="results/{corpus}/code/queries.tsv",
     output:
         audit="results/{corpus}/code/gt_audit.tsv",
@@ -46,12 +46,13 @@ rule gt_audit:
 
 rule doc_headings:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        files="results/{corpus}/files.tsv",
+        root=CHECKOUT_JSON,
+        files=FILES_TSV,
         tokens=DOCS_TOKENS_FILE,
     output:
         headings="results/{corpus}/docs/headings.tsv",
         unseen="results/{corpus}/docs/unseen.tsv",
+        words="results/{corpus}/docs/heading_words.tsv",
     log:
         "results/logs/{corpus}/doc_headings.log",
     benchmark:
@@ -62,6 +63,7 @@ rule doc_headings:
         markups=config["docs"]["markups"],
         unseen_extensions=config["docs"]["unseen_extensions"],
         tokens=DOCS_TOKENS,
+        words=DOCS_WORDS,
         rerun_on_code=code_hash("doc_headings"),
     script:
         "../scripts/doc_headings.py"
@@ -69,10 +71,10 @@ rule doc_headings:
 
 checkpoint doc_queries:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
+        root=CHECKOUT_JSON,
         symbols="results/{corpus}/docs/headings.tsv",
         unseen="results/{corpus}/docs/unseen.tsv",
-        code_symbols="results/{corpus}/symbols.tsv",
+        code_symbols=SYMBOLS_TSV,
     output:
         queries="results/{corpus}/docs/queries.tsv",
         qrels="results/{corpus}/docs/qrels.txt",
@@ -95,6 +97,36 @@ checkpoint doc_queries:
         rerun_on_code=code_hash("queries"),
     script:
         "../scripts/queries.py"
+
+
+# The docs track's second token class, heading words (issue 36 item 2): a track of its own,
+# `words`, drawn beside the identifier tokens and never pooled with them (docs/method.md §3).
+checkpoint word_queries:
+    input:
+        root=CHECKOUT_JSON,
+        words="results/{corpus}/docs/heading_words.tsv",
+        identifiers="results/{corpus}/docs/headings.tsv",
+        unseen="results/{corpus}/docs/unseen.tsv",
+        code_symbols=SYMBOLS_TSV,
+    output:
+        queries="results/{corpus}/words/queries.tsv",
+        qrels="results/{corpus}/words/qrels.txt",
+        funnel="results/{corpus}/words/funnel.tsv",
+        declared="results/{corpus}/words/declared_in_code.tsv",
+    log:
+        "results/logs/{corpus}/word_queries.log",
+    benchmark:
+        "results/benchmarks/{corpus}/word_queries.tsv"
+    conda:
+        "../envs/python.yaml"
+    params:
+        corpus=lambda wildcards: wildcards.corpus,
+        seed=config["seed"],
+        n=config["docs"]["heading_words"]["queries"] or config["queries_per_corpus"],
+        words=DOCS_WORDS,
+        rerun_on_code=code_hash("word_queries"),
+    script:
+        "../scripts/word_queries.py"
 
 
 # The behavioural track (docs/behaviour.md): only with `behaviour.logs` set. The logs folder's
@@ -124,9 +156,9 @@ rule mine_transcripts:
 
 checkpoint behaviour_queries:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        corpus="results/{corpus}/corpus.json",
-        files="results/{corpus}/files.tsv",
+        root=CHECKOUT_JSON,
+        corpus=CORPUS_JSON,
+        files=FILES_TSV,
         mined="results/transcripts/mined.tsv",
         offered=behaviour_offered,
     output:
@@ -154,8 +186,8 @@ checkpoint behaviour_queries:
 # The usage track (docs/usage.md): every use of a name the parser sees, then the questions.
 rule uses:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        files="results/{corpus}/files.tsv",
+        root=CHECKOUT_JSON,
+        files=FILES_TSV,
         rules=sorted(str(p) for p in USES_RULES.glob("*.yml")),
     output:
         uses="results/{corpus}/uses.tsv",
@@ -178,8 +210,8 @@ rule uses:
 
 checkpoint usage_queries:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        symbols="results/{corpus}/symbols.tsv",
+        root=CHECKOUT_JSON,
+        symbols=SYMBOLS_TSV,
         unseen="results/{corpus}/unseen.tsv",
         uses="results/{corpus}/uses.tsv",
     output:

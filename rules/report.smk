@@ -4,6 +4,7 @@ rule report:
         # each optional track's are separate: only they wait on its queries' checkpoint.
         unpack(lambda wildcards: report_input_paths("code")),
         unpack(lambda wildcards: report_input_paths("docs")),
+        unpack(lambda wildcards: report_input_paths("words")),
         unpack(lambda wildcards: report_input_paths("usage")),
         unpack(lambda wildcards: report_input_paths("behaviour")),
     output:

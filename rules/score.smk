@@ -1,13 +1,13 @@
 rule score:
     input:
-        queries="results/{corpus}/{track}/queries.tsv",
-        qrels="results/{corpus}/{track}/qrels.txt",
-        runs=track_paths("results/{corpus}/{track}/runs/{tool}.run"),
-        raw=track_paths("results/{corpus}/{track}/raw/{tool}.jsonl"),
+        queries=QUERIES_TSV,
+        qrels=QRELS_TXT,
+        runs=track_paths(RUN_FILE),
+        raw=track_paths(RAW_JSONL),
     output:
-        scores="results/{corpus}/{track}/scores.tsv",
+        scores=SCORES_TSV,
         # which tools are broken here (searchbench/health.py): they take no verdict
-        health="results/{corpus}/{track}/health.tsv",
+        health=HEALTH_TSV,
     log:
         "results/logs/{corpus}/{track}/score.log",
     benchmark:
@@ -24,8 +24,8 @@ rule score:
 
 rule inference:
     input:
-        scores="results/{corpus}/{track}/scores.tsv",
-        health="results/{corpus}/{track}/health.tsv",
+        scores=SCORES_TSV,
+        health=HEALTH_TSV,
     output:
         json="results/{corpus}/{track}/inference.json",
         tsv="results/{corpus}/{track}/inference.tsv",
@@ -36,15 +36,9 @@ rule inference:
     conda:
         "../envs/python.yaml"
     params:
-        baseline=config["baseline"],
-        seed=config["seed"],
-        alpha=config["alpha"],
-        resamples=config["resamples"],
-        min_queries=config["min_queries"],
+        design=design,
         # the tools scored on the track: each must have rows (a cut scores.tsv loses some)
         tools=lambda wildcards: track_params(wildcards)["tools"],
-        primary=lambda wildcards: track_params(wildcards)["primary"],
-        ablations=lambda wildcards: track_params(wildcards)["ablations"],
         # Every pair no declared family tests, for the report's pairwise table (all-pairs).
         all_pairs=True,
         rerun_on_code=code_hash("inference"),
@@ -54,7 +48,7 @@ rule inference:
 
 rule power:
     input:
-        scores="results/{corpus}/{track}/scores.tsv",
+        scores=SCORES_TSV,
     output:
         json="results/{corpus}/{track}/power.json",
     log:
@@ -64,13 +58,7 @@ rule power:
     conda:
         "../envs/python.yaml"
     params:
-        baseline=config["baseline"],
-        seed=config["seed"],
-        alpha=config["alpha"],
-        # The inference's resamples decide which comparisons can reach alpha (Holm's m).
-        resamples=config["resamples"],
-        min_queries=config["min_queries"],
-        primary=lambda wildcards: track_params(wildcards)["primary"],
+        design=design,
         rerun_on_code=code_hash("power"),
     script:
         "../scripts/power.py"
@@ -78,8 +66,8 @@ rule power:
 
 rule by_language:
     input:
-        scores=["results/{corpus}/{track}/scores.tsv"],
-        health=["results/{corpus}/{track}/health.tsv"],
+        scores=[SCORES_TSV],
+        health=[HEALTH_TSV],
     output:
         json="results/{corpus}/{track}/by_language.json",
         tsv="results/{corpus}/{track}/by_language.tsv",
@@ -91,13 +79,7 @@ rule by_language:
         "../envs/python.yaml"
     params:
         corpora=lambda wildcards: [wildcards.corpus],
-        baseline=config["baseline"],
-        seed=config["seed"],
-        alpha=config["alpha"],
-        resamples=config["resamples"],
-        min_queries=config["min_queries"],
-        primary=lambda wildcards: track_params(wildcards)["primary"],
-        ablations=lambda wildcards: track_params(wildcards)["ablations"],
+        design=design,
         rerun_on_code=code_hash("by_language"),
     script:
         "../scripts/by_language.py"
@@ -106,12 +88,8 @@ rule by_language:
 # Every corpus that measured the track, as one sample of queries (searchbench/by_language.py).
 rule by_language_pooled:
     input:
-        scores=lambda wildcards: on_track(
-            wildcards.track, "results/{corpus}/{track}/scores.tsv"
-        ),
-        health=lambda wildcards: on_track(
-            wildcards.track, "results/{corpus}/{track}/health.tsv"
-        ),
+        scores=lambda wildcards: on_track(wildcards.track, SCORES_TSV),
+        health=lambda wildcards: on_track(wildcards.track, HEALTH_TSV),
     output:
         json="results/pooled/{track}/by_language.json",
         tsv="results/pooled/{track}/by_language.tsv",
@@ -123,45 +101,35 @@ rule by_language_pooled:
         "../envs/python.yaml"
     params:
         corpora=lambda wildcards: on_track(wildcards.track, "{corpus}"),
-        baseline=config["baseline"],
-        seed=config["seed"],
-        alpha=config["alpha"],
-        resamples=config["resamples"],
-        min_queries=config["min_queries"],
-        primary=lambda wildcards: track_params(wildcards)["primary"],
-        ablations=lambda wildcards: track_params(wildcards)["ablations"],
+        design=design,
         rerun_on_code=code_hash("by_language"),
     script:
         "../scripts/by_language.py"
 
 
 # The docs track by stratum (issue 36 item 3): a docs token also declared in the code, or not;
-# the same inference as by_language, sliced by stratum (scripts/by_language.py).
+# the same inference as by_language, sliced by stratum (scripts/by_language.py); for each token
+# class on its own (track docs: identifier tokens; track words: heading words).
 rule docs_strata:
     input:
         scores=lambda wildcards: strata_inputs(wildcards, "scores.tsv"),
         health=lambda wildcards: strata_inputs(wildcards, "health.tsv"),
         declared=lambda wildcards: strata_inputs(wildcards, "declared_in_code.tsv"),
     output:
-        json="results/{corpus}/docs/strata.json",
-        tsv="results/{corpus}/docs/strata.tsv",
+        json="results/{corpus}/{track}/strata.json",
+        tsv="results/{corpus}/{track}/strata.tsv",
     log:
-        "results/logs/{corpus}/docs/strata.log",
+        "results/logs/{corpus}/{track}/strata.log",
     benchmark:
-        "results/benchmarks/{corpus}/docs/strata.tsv"
+        "results/benchmarks/{corpus}/{track}/strata.tsv"
     wildcard_constraints:
         corpus="|".join(map(re.escape, [*CORPORA, "pooled"])),
+        track="|".join(DOCS_CLASSES),
     conda:
         "../envs/python.yaml"
     params:
         corpora=lambda wildcards: strata_corpora(wildcards),
-        baseline=config["baseline"],
-        seed=config["seed"],
-        alpha=config["alpha"],
-        resamples=config["resamples"],
-        min_queries=config["min_queries"],
-        primary=lambda wildcards: docs_track_params()["primary"],
-        ablations=lambda wildcards: docs_track_params()["ablations"],
+        design=design,
         rerun_on_code=code_hash("by_language"),
     script:
         "../scripts/by_language.py"

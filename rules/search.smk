@@ -1,17 +1,17 @@
 rule search:
     input:
         unpack(fast_path_inputs),
-        root="resources/corpora/{corpus}/checkout.json",
-        files="results/{corpus}/files.tsv",
-        queries="results/{corpus}/{track}/queries.tsv",
-        qrels="results/{corpus}/{track}/qrels.txt",
-        tool="results/tools/{tool}.json",
+        root=CHECKOUT_JSON,
+        files=FILES_TSV,
+        queries=QUERIES_TSV,
+        qrels=QRELS_TXT,
+        tool=TOOL_JSON,
         index=tool_index,
         on_track=on_tool_track,
         measured=on_measured_track,
     output:
-        run="results/{corpus}/{track}/runs/{tool}.run",
-        raw="results/{corpus}/{track}/raw/{tool}.jsonl",
+        run=RUN_FILE,
+        raw=RAW_JSONL,
         # a seeded sample asked twice (searchbench/repeatability.py)
         repeat="results/{corpus}/{track}/repeat/{tool}.json",
     log:
@@ -34,8 +34,8 @@ rule search:
 
 rule containment:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        queries="results/{corpus}/{track}/queries.tsv",
+        root=CHECKOUT_JSON,
+        queries=QUERIES_TSV,
     output:
         "results/{corpus}/{track}/containing.tsv",
     log:
@@ -52,10 +52,10 @@ rule containment:
 
 rule fast_path_check:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        queries="results/{corpus}/{track}/queries.tsv",
+        root=CHECKOUT_JSON,
+        queries=QUERIES_TSV,
         containing="results/{corpus}/{track}/containing.tsv",
-        tool="results/tools/{tool}.json",
+        tool=TOOL_JSON,
         walk="results/{corpus}/filesets/{tool}.txt",
         index=tool_index,
         on_track=on_tool_track,
@@ -80,11 +80,11 @@ rule fast_path_check:
 # Each run file's provenance, ir_metadata style, beside it (searchbench/run_metadata.py).
 rule run_metadata:
     input:
-        corpus="results/{corpus}/corpus.json",
-        queries="results/{corpus}/{track}/queries.tsv",
-        qrels="results/{corpus}/{track}/qrels.txt",
-        tool="results/tools/{tool}.json",
-        run="results/{corpus}/{track}/runs/{tool}.run",
+        corpus=CORPUS_JSON,
+        queries=QUERIES_TSV,
+        qrels=QRELS_TXT,
+        tool=TOOL_JSON,
+        run=RUN_FILE,
     output:
         "results/{corpus}/{track}/runs/{tool}.run.yaml",
     log:

@@ -5,8 +5,8 @@ SYMBOL_SHARDS = config["symbols"]["shards"]
 
 rule symbols_shard:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        files="results/{corpus}/files.tsv",
+        root=CHECKOUT_JSON,
+        files=FILES_TSV,
         rules=sorted(str(p) for p in ASTGREP_RULES.glob("*.yml")),
     output:
         symbols="results/{corpus}/symbols/{shard}-of-{shards}/symbols.tsv",
@@ -26,9 +26,9 @@ rule symbols_shard:
         languages_file=LANGUAGES_FILE,
         max_parse_bytes=config["max_parse_bytes"],
         max_line_bytes=config["max_line_bytes"],
-        rerun_on_code=code_hash("symbols"),
+        rerun_on_code=code_hash("symbols_shard"),
     script:
-        "../scripts/symbols.py"
+        "../scripts/symbols_shard.py"
 
 
 rule symbols:
@@ -44,7 +44,7 @@ rule symbols:
             shards=SYMBOL_SHARDS,
         ),
     output:
-        symbols="results/{corpus}/symbols.tsv",
+        symbols=SYMBOLS_TSV,
         unseen="results/{corpus}/unseen.tsv",
     log:
         "results/logs/{corpus}/symbols.log",
@@ -53,6 +53,6 @@ rule symbols:
     conda:
         "../envs/python.yaml"
     params:
-        rerun_on_code=code_hash("symbols_gather"),
+        rerun_on_code=code_hash("symbols"),
     script:
-        "../scripts/symbols_gather.py"
+        "../scripts/symbols.py"

@@ -30,13 +30,21 @@ rule unknown_target:
     localrule: True
 
 
-# `snakemake --cores 2 docs_track`: the docs track alone, every corpus (the code track's
-# symbol tables are built too: they say which docs queries are also declared in code).
+# `snakemake --cores 2 docs_track`: the docs track alone, every corpus, both token classes
+# (identifier tokens, track docs; heading words, track words); the code track's symbol tables
+# are built too: they say which docs queries are also declared in code.
 rule docs_track:
     input:
-        drawn=expand("results/{corpus}/docs/declared_in_code.tsv", corpus=CORPORA),
+        drawn=expand(
+            "results/{corpus}/{track}/declared_in_code.tsv",
+            corpus=CORPORA,
+            track=["docs", "words"],
+        ),
         measured=lambda wildcards: [
-            t for c in CORPORA for t in track_targets(c, "docs")
+            t
+            for c in CORPORA
+            for track in ("docs", "words")
+            for t in track_targets(c, track)
         ],
     localrule: True
 

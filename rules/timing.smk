@@ -10,30 +10,29 @@ rule run_status:
         code=lambda wildcards: [
             path
             for tool in track_tools("code")
-            for path in on_track(
-                "code", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
-            )
+            for path in on_track("code", RAW_JSONL, tool=tool)
         ],
         docs=lambda wildcards: [
             path
             for tool in track_tools("docs")
+            for path in on_track("docs", RAW_JSONL, tool=tool)
+        ],
+        words=lambda wildcards: [
+            path
+            for tool in track_tools("words")
             for path in on_track(
-                "docs", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
+                "words", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
             )
         ],
         usage=lambda wildcards: [
             path
             for tool in track_tools("usage")
-            for path in on_track(
-                "usage", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
-            )
+            for path in on_track("usage", RAW_JSONL, tool=tool)
         ],
         behaviour=lambda wildcards: [
             path
             for tool in track_tools("behaviour")
-            for path in on_track(
-                "behaviour", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
-            )
+            for path in on_track("behaviour", RAW_JSONL, tool=tool)
         ],
     output:
         "results/run_status.tsv",
@@ -55,22 +54,22 @@ if TIMING_ENABLED:
 
     rule timing:
         input:
-            root="resources/corpora/{corpus}/checkout.json",
+            root=CHECKOUT_JSON,
             queries="results/{corpus}/code/queries.tsv",
-            tool="results/tools/{tool}.json",
+            tool=TOOL_JSON,
             index=tool_index,
             # After this tool's quality runs on the corpus (binary and files in the page
             # cache); not other tools', so adding a tool does not rerun anyone else's timing.
             quality_runs=lambda wildcards: on_track(
                 "code",
-                "results/{corpus}/{track}/raw/{tool}.jsonl",
+                RAW_JSONL,
                 corpus=wildcards.corpus,
                 tool=wildcards.tool,
             ),
             docs_quality_runs=lambda wildcards: (
                 on_track(
                     "docs",
-                    "results/{corpus}/{track}/raw/{tool}.jsonl",
+                    RAW_JSONL,
                     corpus=wildcards.corpus,
                     tool=wildcards.tool,
                 )

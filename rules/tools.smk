@@ -2,7 +2,7 @@ rule resolve_tool:
     input:
         build=tool_build,
     output:
-        "results/tools/{tool}.json",
+        TOOL_JSON,
     log:
         "results/logs/resolve_tool.{tool}.log",
     benchmark:
@@ -21,7 +21,7 @@ rule resolve_tool:
 
 rule tools_json:
     input:
-        expand("results/tools/{tool}.json", tool=sorted(config["tools"])),
+        expand(TOOL_JSON, tool=sorted(config["tools"])),
     output:
         "results/tools.json",
         # the configured tools not measured, and why (the report's "tools skipped")
@@ -40,8 +40,8 @@ rule tools_json:
 
 rule build_index:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        tool="results/tools/{tool}.json",
+        root=CHECKOUT_JSON,
+        tool=TOOL_JSON,
     output:
         # a directory: the tool writes its index file or files there (`{index}`)
         index=directory("resources/index/{corpus}/{tool}.idx"),
@@ -63,8 +63,8 @@ rule build_index:
 
 rule list_files:
     input:
-        root="resources/corpora/{corpus}/checkout.json",
-        tool="results/tools/{tool}.json",
+        root=CHECKOUT_JSON,
+        tool=TOOL_JSON,
     output:
         "results/{corpus}/filesets/{tool}.txt",
     log:
@@ -83,7 +83,7 @@ rule list_files:
 
 rule fileset_audit:
     input:
-        files="results/{corpus}/files.tsv",
+        files=FILES_TSV,
         lists=expand("results/{{corpus}}/filesets/{tool}.txt", tool=LISTING_TOOLS),
     output:
         "results/{corpus}/fileset_audit.tsv",

@@ -13,9 +13,9 @@ from searchbench.by_language import (
     with_docs_strata,
     write_language_inference,
 )
+from searchbench.design import Design
 from searchbench.headings import DECLARED_COLUMNS
 from searchbench.health import broken_tools, read_health
-from searchbench.measures import primary_metric_of
 from searchbench.metrics import read_scores
 from searchbench.scriptmain import run_script
 
@@ -36,22 +36,14 @@ def main(smk) -> None:
     frames = {corpus: read_scores(path) for corpus, path in zip(corpora, paths, strict=True)}
     scores = frames[corpora[0]] if len(frames) == 1 else pooled_scores(frames)
     by = "language"
-    # docs_strata has no track wildcard (its scope is a corpus or `pooled`): the docs track
-    track = str(getattr(smk.wildcards, "track", "docs"))
+    design = Design.from_params(params.design)  # docs_strata's: its docs class's track
     if getattr(smk.input, "declared", None):
         declared = pd.concat([read_tsv_frame(p, DECLARED_COLUMNS) for p in smk.input.declared])
         scores, by = with_docs_strata(scores, declared), "stratum"
     result = language_inference(
         scores,
-        baseline=params.baseline,
-        seed=int(params.seed),
-        alpha=float(params.alpha),
-        resamples=int(params.resamples),
-        min_queries=int(params.min_queries),
-        primary=list(params.primary),
-        ablations=dict(params.ablations),
-        primary_metric=primary_metric_of(track),
-        context={"track": track, "corpora": corpora},
+        design,
+        context={"track": design.track, "corpora": corpora},
         broken=broken_in(corpora, [Path(p) for p in smk.input.health]),
         by=by,
     )

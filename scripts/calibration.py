@@ -2,8 +2,8 @@
 calibration.tsv (searchbench/calibration.py)."""
 
 from searchbench.calibration import calibration_rows, write_calibration
+from searchbench.design import Design
 from searchbench.health import broken_tools, read_health
-from searchbench.measures import primary_metric_of
 from searchbench.metrics import read_scores
 from searchbench.scriptmain import run_script
 
@@ -12,19 +12,9 @@ def main(smk) -> None:
     params = smk.params
     rows = calibration_rows(
         read_scores(smk.input.scores),
-        baseline=params.baseline,
-        seed=int(params.seed),
-        simulations=int(params.simulations),
-        resamples=int(params.resamples),
-        alpha=float(params.alpha),
-        min_queries=int(params.min_queries),
-        # The declared families, as the inference rule has them; without them, every tool
-        # against the baseline in one family.
-        primary=list(getattr(params, "primary", [])),
-        ablations=dict(getattr(params, "ablations", {})),
+        # the declared families as the inference rule has them, the calibration's resamples
+        Design.from_params(params.design),
         corpus=str(params.corpus),
-        track=str(params.track),
-        metric=primary_metric_of(str(params.track)),
         broken=broken_tools(read_health(smk.input.health)),
     )
     write_calibration(rows, smk.output.tsv)

@@ -3,11 +3,10 @@
 
 from pathlib import Path
 
-from searchbench.artifacts import read_tsv
 from searchbench.corpora import corpus_tree
 from searchbench.filter_rank import filter_rank_rows, write_filter_rank
 from searchbench.metrics import read_raw_records
-from searchbench.sampling import QUERY_COLUMNS
+from searchbench.queries_io import query_rows
 from searchbench.scriptmain import run_script
 from searchbench.trec import read_qrels, read_run
 
@@ -15,7 +14,7 @@ from searchbench.trec import read_qrels, read_run
 def main(smk) -> None:
     tools = list(smk.params.tools)
     rows = filter_rank_rows(
-        read_tsv(smk.input.queries, QUERY_COLUMNS),
+        query_rows(smk.input.queries),
         read_qrels(smk.input.qrels),
         {t: read_run(p) for t, p in zip(tools, smk.input.runs, strict=True)},
         {t: read_raw_records(p) for t, p in zip(tools, smk.input.raw, strict=True)},

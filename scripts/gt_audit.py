@@ -8,13 +8,14 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
 
 from searchbench import gt_audit  # noqa: E402
 from searchbench.corpora import corpus_tree
+from searchbench.queries_io import query_frame  # noqa: E402
 from searchbench.scriptmain import run_script  # noqa: E402
 
 
 def main(smk) -> None:
     ctags, version = gt_audit.resolve_ctags()
     logging.info(f"ctags\t{ctags}\t{version}")
-    queries = gt_audit.read_queries(smk.input.queries)
+    queries = query_frame(smk.input.queries)
     root = str(corpus_tree(smk.input.root))
     tags = gt_audit.ctags_tags(root, queries, scope="mentions", ctags=ctags)
     parsed = gt_audit.parsed_paths(root, queries["path"], ctags)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from searchbench.agent_cost import COLUMNS as AGENT_COST_COLUMNS
 from searchbench.artifacts import read_json, read_tsv, write_json
+from searchbench.design import Design
 from searchbench.errors import BenchError
 from searchbench.health import broken_tools, read_health
-from searchbench.measures import primary_metric_of
 from searchbench.metrics import check_scored_tools, read_raw_records, read_scores
 from searchbench.pooled import (
     CorpusInputs,
@@ -108,16 +108,8 @@ def main(smk) -> None:
         )
     result = pooled_track(
         inputs,
-        track=track,
-        metric=primary_metric_of(track),
-        baseline=params.baseline,
-        seed=int(params.seed),
-        alpha=float(params.alpha),
-        resamples=int(params.resamples),
-        min_queries=int(params.min_queries),
-        primary=list(params.primary),
+        Design.from_params(params.design),
         families=dict(params.families),
-        ablations=dict(params.ablations),
         languages=dict(params.languages),
         off_track=dict(params.off_track),
     )

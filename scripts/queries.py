@@ -14,10 +14,10 @@ from searchbench.corpora import corpus_tree  # noqa: E402
 from searchbench.headings import DECLARED_COLUMNS, declared_in_code, tokens_in_documents  # noqa: E402
 from searchbench.sampling import (  # noqa: E402
     IDENTIFIER,
+    frame_tsv_text,
     read_symbols,
     read_unseen,
     select_queries,
-    tsv_text,
     write_outputs,
 )
 from searchbench.scriptmain import run_script  # noqa: E402
@@ -54,7 +54,7 @@ def main(smk) -> None:
             declared = declared_in_code(sample, read_symbols(smk.input.code_symbols))
         write_outputs(sample, funnel, smk.output.queries, smk.output.qrels, smk.output.funnel)
         if declared is not None:
-            write_text(Path(smk.output.declared), tsv_text(declared, list(DECLARED_COLUMNS)))
+            write_text(Path(smk.output.declared), frame_tsv_text(declared, list(DECLARED_COLUMNS)))
             shared = int((declared["declared_in_code"] == "yes").sum())
             logging.info(f"declared in code	{shared} of {len(declared)}")
         for step, count in funnel:

@@ -2,18 +2,18 @@
 
 from pathlib import Path
 
-from searchbench.artifacts import read_tsv, write_text
+from searchbench.artifacts import write_text
 from searchbench.errors import BenchError
 from searchbench.health import HealthRule, health_text, tool_health
 from searchbench.metrics import read_raw_records, score_tools, write_scores
-from searchbench.sampling import QUERY_COLUMNS
+from searchbench.queries_io import query_rows
 from searchbench.scriptmain import run_script
 from searchbench.trec import read_qrels, read_run
 
 
 def read_languages(path: str) -> dict[str, str]:
     """qid -> language of queries.tsv (text as written, never converted)."""
-    return {row["qid"]: row["language"] for row in read_tsv(path, QUERY_COLUMNS)}
+    return {row["qid"]: row["language"] for row in query_rows(path)}
 
 
 def main(smk) -> None:

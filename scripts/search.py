@@ -12,12 +12,12 @@ from searchbench.containment import read_containment
 from searchbench.fastpath import run_fast, walk_order
 from searchbench.fileset import read_files_tsv
 from searchbench.health import HealthRule, until_stopped
-from searchbench.metrics import NOT_APPLICABLE, STOPPED
 from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
 from searchbench.runner import SearchResult, SearchSetup, result_record, run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.session import SessionRecord, tool_session
+from searchbench.statuses import NOT_APPLICABLE, STOPPED
 from searchbench.tools import covers
 from searchbench.trec import read_qrels, write_run
 

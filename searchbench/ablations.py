@@ -7,8 +7,10 @@ the interval negated, so a positive worth means the signal helps. The test and t
 are the inference's, unchanged; only their reading is named for the signal: a variant
 detected worse means the signal helps, detected better means it hurts.
 
-Rows: MRR over all queries; language `all` is the corpus-wide comparison (inference.json),
-the others are by_language.json's; corpus `pooled` is the pooled per-language table.
+Rows: the track's primary metric over all queries (MRR; nDCG@10 on the usage and behaviour
+tracks: searchbench.measures), the comparisons each document's design marks primary_metric;
+language `all` is the corpus-wide comparison (inference.json), the others are
+by_language.json's; corpus `pooled` is the pooled per-language table.
 """
 
 from __future__ import annotations
@@ -71,16 +73,16 @@ def worth_row(track: str, corpus: str, comp: Mapping[str, Any]) -> dict[str, Any
 
 
 def ablation_rows(track: str, corpus: str, doc: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The ablation family's MRR comparisons over all queries of one inference or
-    by_language document, as worth rows. A corpus's by_language document with one language
-    repeats its corpus-wide rows and gives none."""
+    """The ablation family's comparisons on the track's primary metric over all queries of one
+    inference or by_language document, as worth rows. A corpus's by_language document with
+    one language repeats its corpus-wide rows and gives none."""
     languages = doc.get("metadata", {}).get("languages")
     if corpus != "pooled" and languages is not None and len(languages) < 2:
         return []
     return [
         worth_row(track, corpus, c)
         for c in doc.get("comparisons", [])
-        if c.get("family") == "ablation" and c["metric"] == "rr" and c["subset"] == "all"
+        if c.get("family") == "ablation" and c["primary_metric"] and c["subset"] == "all"
     ]
 
 

@@ -19,11 +19,12 @@ query is one unit); a language's pooled result weighs corpora by their queries i
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import pandas as pd
 
 from searchbench.artifacts import json_text, tsv_text, write_text
+from searchbench.design import Design
 from searchbench.errors import BenchError
 from searchbench.inference import (
     DECLARED_FAMILIES,
@@ -36,7 +37,6 @@ from searchbench.inference import (
     holm_excluded,
     tsv_cell,
 )
-from searchbench.measures import MIN_QUERIES, PRIMARY_METRIC
 
 LANGUAGE_COLUMNS = ("language", *TSV_COLUMNS)
 
@@ -63,16 +63,9 @@ def pooled_scores(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
 
 def language_inference(
     scores: pd.DataFrame,
+    design: Design,
     *,
-    baseline: str,
-    seed: int,
-    alpha: float = 0.05,
-    resamples: int = 10_000,
-    primary: Sequence[str] = (),
-    ablations: Mapping[str, str] | None = None,
     context: Mapping[str, object] | None = None,
-    min_queries: int = MIN_QUERIES,
-    primary_metric: str = PRIMARY_METRIC,
     broken: Mapping[str, str] | None = None,
     by: str = "language",
 ) -> dict:
@@ -84,17 +77,10 @@ def language_inference(
         raise BenchError(f"scores have no {by} column; rerun the score rule")
     plural = {"language": "languages"}.get(by, "strata")
     tools = sorted(set(scores["tool"]))
-    ablations = dict(ablations or {})
-    check_declared(tools, baseline, primary, ablations)
-    declared = declared_pairs(tools, baseline, primary, ablations)
-    options = {
-        "seed": seed,
-        "alpha": alpha,
-        "resamples": resamples,
-        "min_queries": min_queries,
-        "primary_metric": primary_metric,
-        "broken": dict(sorted((broken or {}).items())),
-    }
+    ablations = dict(design.ablations)
+    check_declared(tools, design.baseline, design.primary, ablations)
+    declared = declared_pairs(tools, design.baseline, design.primary, ablations)
+    broken = dict(sorted((broken or {}).items()))
     per_query = scores.drop_duplicates("qid")
     languages = per_query.groupby(by)["qid"].count().sort_index()
     by_family: dict[str, list[dict]] = {f: [] for f in DECLARED_FAMILIES}
@@ -105,24 +91,25 @@ def language_inference(
                 part,
                 declared[family],
                 family,
-                **options,
+                design,
+                broken=broken,
                 stratum=f"{by}={language}",
                 adjust=False,
             )
             by_family[family] += [{**c, by: str(language)} for c in found]
     for family in DECLARED_FAMILIES:
-        adjust_family(by_family[family], alpha, min_queries)
+        adjust_family(by_family[family], design.alpha, design.min_queries)
     comparisons = [c for f in DECLARED_FAMILIES for c in by_family[f]]
     return {
         "metadata": {
             **dict(context or {}),
-            "alpha": alpha,
-            "baseline": baseline,
-            "broken_tools": dict(sorted((broken or {}).items())),
-            "primary_metric": primary_metric,
-            "seed": seed,
-            "resamples": resamples,
-            "min_queries": min_queries,
+            "alpha": design.alpha,
+            "baseline": design.baseline,
+            "broken_tools": broken,
+            "primary_metric": design.primary_metric,
+            "seed": design.seed,
+            "resamples": design.resamples,
+            "min_queries": design.min_queries,
             plural: {str(k): int(v) for k, v in languages.items()},
             f"trivial_by_{by}": {
                 str(k): int(v)

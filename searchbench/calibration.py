@@ -18,11 +18,11 @@ are positively dependent in a real run, and independence is the less favourable 
 The rule applied is the published one: searchbench.inference's percentile bootstrap interval
 and sign-flip p (the same Generators, the same draws), then its own holm_exclusion (Tarone),
 Holm within each declared family and verdict. Only the statistics are computed for all
-simulations at once (simulated_statistics): a comparison's bootstrap index matrix and random
-sign patterns do not depend on the data, so they are drawn once, exactly as
-inference.paired_comparison draws them under the comparison's name, and shared by its
-simulations, each of which takes the queries in its own random order (so no two simulations
-see the same resamples of the same queries). Simulation s of a comparison is thus
+simulations at once (simulated_statistics): the bootstrap counts and random sign patterns do
+not depend on the data, so they are the queries' own (inference.query_draws, shared by every
+comparison on them, as in the inference) and shared by the simulations, each of which takes
+the queries in its own random order (so no two simulations see the same resamples of the
+same queries). Simulation s of a comparison is thus
 paired_comparison on the swapped pair in that order, which tests/test_calibration.py checks
 verdict by verdict; the statistics become two matrix products per comparison, 60-80 times
 less CPU per simulation than calling paired_comparison each time (measured on run-shaped
@@ -63,6 +63,7 @@ import pandas as pd
 from scipy.stats import beta, binom, binomtest
 
 from searchbench.artifacts import read_tsv, tsv_text, write_text
+from searchbench.design import Design
 from searchbench.errors import BenchError
 from searchbench.inference import (
     CONFIDENCE,
@@ -73,12 +74,14 @@ from searchbench.inference import (
     check_finite,
     comparison_rng,
     declared_pairs,
+    exact_units,
     holm_exclusion,
     min_p,
+    query_draws,
     tsv_cell,
     verdict,
 )
-from searchbench.measures import DETECTED, MIN_QUERIES, PRIMARY_METRIC
+from searchbench.measures import DETECTED, PRIMARY_METRIC
 
 # Enough simulations to tell a family-wise rate of 5% from 7.5%. The 95% Clopper-Pearson
 # interval of a rate near alpha = 5% over S simulations has a half-width of about
@@ -88,7 +91,6 @@ from searchbench.measures import DETECTED, MIN_QUERIES, PRIMARY_METRIC
 # rate of 7.5% reads [6.19%, 8.92%] (its lower end above 5%); at 200 they read [2.4%, 9.0%]
 # and [4.3%, 12.1%]: one row could tell neither from the other.
 SIMULATIONS = 1500
-RESAMPLES = 2000
 SUBSET = "all"
 RATES = (
     "fwer_combined",
@@ -164,23 +166,10 @@ class Family:
     verdict: np.ndarray
 
 
-def comparison_name(pair: Pair, metric: str) -> tuple[str, ...]:
-    """The name a simulated comparison draws its bootstrap and sign-flip matrices under."""
-    return (*pair, metric, SUBSET, "calibration")
-
-
 def permutation_matrix(seed: int, pair: Pair, simulations: int, n: int) -> np.ndarray:
     """A random order of the queries per simulation (one row each): see simulated_statistics."""
     rng = comparison_rng(seed, "calibration", "permutations", *pair, PRIMARY_METRIC, SUBSET)
     return rng.permuted(np.tile(np.arange(n), (simulations, 1)), axis=1)
-
-
-def bootstrap_counts(rng: np.random.Generator, resamples: int, n: int) -> np.ndarray:
-    """How often each query is drawn in each resample, from the very index matrix
-    searchbench.inference.bootstrap_means draws from the same Generator."""
-    index = rng.integers(0, n, (resamples, n), dtype=np.int32)
-    flat = (index + n * np.arange(resamples)[:, None]).ravel()
-    return np.bincount(flat, minlength=resamples * n).reshape(resamples, n).astype(float)
 
 
 def percentile_interval(means: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
@@ -224,33 +213,36 @@ def simulated_statistics(
     order: np.ndarray,
     *,
     seed: int,
-    name: Sequence[str],
+    qids: Sequence[str],
     resamples: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(ci_low, ci_high, p_randomization) of every simulation of one comparison at once.
 
     Simulation s is inference.paired_comparison(tool[order[s]], ref[order[s]], seed=seed,
-    name=name) on the pair swapped by ``swaps[s]``: the same bootstrap index matrix and the
-    same random sign patterns (both depend on the Generator, not on the data), applied to
-    each simulation's differences in its own random order. Sharing the two matrices makes the
+    qids=qids) on the pair swapped by ``swaps[s]``: the queries' own bootstrap counts and
+    random sign patterns (inference.query_draws: they depend on the queries, not on the
+    data), applied to each simulation's differences in its own random order, in the
+    inference's exact arithmetic (inference.exact_units). Sharing the two matrices makes the
     whole family a few matrix products instead of thousands of resampling loops; the random
     order per simulation keeps them from being the same resamples of the same queries in every
     simulation (each simulation on its own is the inference's rule with a fresh draw)."""
     n = tool_values.size
     swapped_tool, swapped_ref = swapped(tool_values, ref_values, swaps)
     diffs = np.take_along_axis(swapped_tool - swapped_ref, order, axis=1)
-    counts = bootstrap_counts(comparison_rng(seed, "bootstrap", *name), resamples, n)
-    scale = float(np.abs(diffs[0]).max()) if n else 0.0
-    low, high = percentile_interval(diffs @ counts.T / n, scale)
+    draws = query_draws(seed, qids, resamples)
+    # a swap or a reordering changes no |difference|: one unit serves every simulation
+    units, unit = exact_units(diffs.T, n)
+    tail = (1.0 - CONFIDENCE) / 2.0
+    low, high = np.quantile((draws.counts @ units) * unit / n, [tail, 1.0 - tail], axis=0)
     # a swap never turns a zero difference into a non-zero one: every row has n_eff of them
     n_eff = int(np.count_nonzero(diffs[0]))
-    nonzero = diffs[diffs != 0.0].reshape(len(diffs), n_eff)
-    signs = None
     if n_eff > EXACT_MAX_N_EFF:
-        rng = comparison_rng(seed, "randomization", *name)
-        draws = rng.integers(0, 2, (resamples, n_eff), dtype=np.int8)
-        signs = (draws * 2 - 1).astype(float)
-    return low, high, sign_flip_p(nonzero, signs, resamples)
+        null_sums = draws.signs @ units
+        observed = np.abs(units.sum(axis=0))
+        extreme = np.count_nonzero(np.abs(null_sums) >= observed - n_eff, axis=0)
+        return low, high, (extreme + 1) / (resamples + 1)
+    nonzero = diffs[diffs != 0.0].reshape(len(diffs), n_eff)
+    return low, high, sign_flip_p(nonzero, None, resamples)
 
 
 def holm_rows(pvalues: np.ndarray) -> np.ndarray:
@@ -267,17 +259,13 @@ def holm_rows(pvalues: np.ndarray) -> np.ndarray:
 def simulate_family(
     wide: pd.DataFrame,
     pairs: Sequence[Pair],
-    *,
-    seed: int,
-    simulations: int,
-    resamples: int,
-    alpha: float,
-    min_queries: int,
-    metric: str = PRIMARY_METRIC,
+    design: Design,
 ) -> Family:
     """Every simulation's verdicts of one family: each comparison's interval and sign-flip p
     (simulated_statistics), then the inference's own Tarone exclusion (holm_exclusion), Holm
-    within the family and verdict function."""
+    within the family and verdict function. The calibration's simulations and resamples."""
+    seed, simulations, resamples = design.seed, design.simulations, design.calibration_resamples
+    alpha, min_queries = design.alpha, design.min_queries
     n = len(wide)
     facts, lows, highs, ps = [], [], [], []
     for pair in pairs:
@@ -308,7 +296,7 @@ def simulate_family(
             swap_matrix(seed, pair, simulations, n),
             permutation_matrix(seed, pair, simulations, n),
             seed=seed,
-            name=comparison_name(pair, metric),
+            qids=list(wide.index),
             resamples=resamples,
         )
         lows.append(low)
@@ -374,9 +362,10 @@ def rate_columns(sim: Family, index: Sequence[int], alpha: float, family: bool) 
 
 
 def family_rows(
-    family: str, sim: Family, *, alpha: float, min_queries: int, base: Mapping[str, Any]
+    family: str, sim: Family, design: Design, base: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
     """The family's row, then one per tested comparison, from the simulated verdicts."""
+    alpha, min_queries = design.alpha, design.min_queries
     facts = sim.facts
     tested = [i for i, c in enumerate(facts) if not c["identical"]]
     # n and n_eff do not change under a swap, so neither do Tarone's exclusions nor m.
@@ -423,67 +412,44 @@ def family_rows(
     return rows
 
 
-def check_options(simulations: int, resamples: int, alpha: float) -> None:
-    if simulations < 1:
-        raise BenchError(f"calibration simulations = {simulations} must be a positive integer")
-    if resamples < 1:
-        raise BenchError(f"calibration resamples = {resamples} must be a positive integer")
-    if not 0.0 < alpha < 1.0:
-        raise BenchError(f"alpha = {alpha} must lie strictly between 0 and 1")
-
-
 def calibration_rows(
     scores: pd.DataFrame,
+    design: Design,
     *,
-    baseline: str,
-    seed: int,
-    simulations: int = SIMULATIONS,
-    resamples: int = RESAMPLES,
-    alpha: float = 0.05,
-    min_queries: int = MIN_QUERIES,
-    primary: Sequence[str] = (),
-    ablations: Mapping[str, str] | None = None,
     corpus: str = "",
-    track: str = "",
-    metric: str = PRIMARY_METRIC,
     broken: Collection[str] = (),
 ) -> list[dict[str, Any]]:
-    """calibration.tsv's rows for one corpus and track's scores (see the module docstring).
+    """calibration.tsv's rows for one corpus and the design's track (see the module
+    docstring), on the track's primary metric with the calibration's simulations and
+    resamples.
 
     The families are the inference's (declared_pairs): with no primary and no ablations,
     every tool against the baseline in one family. A pair with a broken tool (health.tsv)
     leaves its family, as it leaves the inference's Holm family."""
-    check_options(simulations, resamples, alpha)
-    wide = wide_scores(scores, metric)
+    wide = wide_scores(scores, design.primary_metric)
     tools = sorted(map(str, wide.columns))
-    ablations = dict(ablations or {})
-    check_declared(tools, baseline, list(primary), ablations)
+    ablations = dict(design.ablations)
+    check_declared(tools, design.baseline, list(design.primary), ablations)
     declared = {
         family: [pair for pair in pairs if not set(pair) & set(broken)]
-        for family, pairs in declared_pairs(tools, baseline, primary, ablations).items()
+        for family, pairs in declared_pairs(
+            tools, design.baseline, design.primary, ablations
+        ).items()
     }
     base = {
         "corpus": corpus,
-        "track": track,
-        "simulations": simulations,
-        "resamples": resamples,
-        "alpha": alpha,
-        "seed": seed,
-    }
-    options = {
-        "seed": seed,
-        "simulations": simulations,
-        "resamples": resamples,
-        "alpha": alpha,
-        "min_queries": min_queries,
-        "metric": metric,
+        "track": design.track,
+        "simulations": design.simulations,
+        "resamples": design.calibration_resamples,
+        "alpha": design.alpha,
+        "seed": design.seed,
     }
     rows = []
     for family in DECLARED_FAMILIES:
         if not declared[family]:
             continue
-        sim = simulate_family(wide, declared[family], **options)
-        rows += family_rows(family, sim, alpha=alpha, min_queries=min_queries, base=base)
+        sim = simulate_family(wide, declared[family], design)
+        rows += family_rows(family, sim, design, base)
     return [{k: r[k] for k in COLUMNS} for r in rows]
 
 

@@ -243,7 +243,10 @@ def _add_hardlink(
 
 
 def extract_tar(path: Path, root: Path, label: str) -> None:
-    """Unpack a (possibly compressed) tar into root with the safe member filter."""
+    """Unpack a (possibly compressed) tar into root with the safe member filter.
+
+    Not tarfile's `filter="data"`: zips need the same refusals and zipfile has no filter, so
+    one filter (member_parts, _add_*) serves both, with the same messages and file modes."""
     try:
         with tarfile.open(path, "r:*") as archive:
             for member in archive:

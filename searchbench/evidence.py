@@ -28,6 +28,7 @@ from typing import Any
 
 from searchbench.artifacts import json_text, write_text
 from searchbench.errors import BenchError
+from searchbench.measures import METRIC_LABELS, PRIMARY_METRIC, primary_metric_of
 
 TOOL_KEYS = ("name", "version", "binary", "binary_target", "sha256", "family", "description")
 CORPUS_KEYS = ("corpus", "description", "kind", "source", "pinned_revision", "resolved_revision",
@@ -62,19 +63,35 @@ def provenance(
     }
 
 
-def machine_paths_relative(value: Any, folders: Sequence[str], home: str) -> Any:
+def linked_folders(repository: Path) -> dict[str, str]:
+    """The folders the repository's top-level links point to, by the link's name (a checkout
+    whose .venv links to another checkout's venv: its binaries resolve outside the repository
+    but are the repository's .venv)."""
+    return {
+        str(entry.resolve()): entry.name
+        for entry in sorted(repository.iterdir())
+        if entry.is_symlink() and entry.is_dir()
+    }
+
+
+def machine_paths_relative(
+    value: Any, folders: Sequence[str], home: str, linked: Mapping[str, str] | None = None
+) -> Any:
     """Every string of a record with these folders made relative (the repository, the run's
-    working directory: the command is run from it) and the home folder written ~ (tool
-    binaries, version lines naming a binary, the command, a --configfile beside the run)."""
+    working directory: the command is run from it), a linked folder (linked_folders) named
+    by its link, and the home folder written ~ (tool binaries, version lines naming a
+    binary, the command, a --configfile beside the run)."""
     if isinstance(value, str):
+        for target, name in sorted((linked or {}).items(), key=lambda kv: -len(kv[0])):
+            value = value.replace(target.rstrip("/") + "/", name + "/")
         # the longest first: a working directory inside the repository keeps its own prefix
         for folder in sorted({f.rstrip("/") for f in folders if f.strip("/")}, key=len)[::-1]:
             value = value.replace(folder + "/", "")
         return value.replace(home.rstrip("/") + "/", "~/") if home.strip("/") else value
     if isinstance(value, Mapping):
-        return {k: machine_paths_relative(v, folders, home) for k, v in value.items()}
+        return {k: machine_paths_relative(v, folders, home, linked) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [machine_paths_relative(v, folders, home) for v in value]
+        return [machine_paths_relative(v, folders, home, linked) for v in value]
     return value
 
 
@@ -111,13 +128,27 @@ def copy_summary(
 
 
 def primary_rows(summary_csv: str) -> list[dict[str, str]]:
-    """The primary questions' MRR rows over all queries, from summary.csv."""
+    """The primary questions' rows over all queries on each track's primary metric (MRR;
+    nDCG@10 where a question has several right files), from summary.csv."""
     rows = csv.DictReader(io.StringIO(summary_csv))
     return [
         r
         for r in rows
-        if r.get("family") == "primary" and r["metric"] == "rr" and r["subset"] == "all"
+        if r.get("family") == "primary"
+        and r["metric"] == primary_metric_of(r["track"])
+        and r["subset"] == "all"
     ]
+
+
+def primary_table_head(rows: Sequence[Mapping[str, str]]) -> tuple[str, str, bool]:
+    """The table's scope, its value columns' name, and whether each track names its metric:
+    one metric (MRR on the one-answer tracks) names the table as before; several name theirs
+    per row."""
+    metrics = {r["metric"] for r in rows} or {PRIMARY_METRIC}
+    if len(metrics) == 1:
+        label = dict(METRIC_LABELS)[metrics.pop()]
+        return label, label, False
+    return "each track's primary metric", "mean", True
 
 
 def _num(text: str, signed: bool = False) -> str:
@@ -144,6 +175,8 @@ def leaderboards(summary_md: str) -> list[str]:
 
 
 def readme(run_name: str, commit: str, command: str, summary_csv: str, summary_md: str = "") -> str:
+    primary = primary_rows(summary_csv)
+    scope, value, per_row = primary_table_head(primary)
     lines = [
         f"# Published run: {run_name}",
         "",
@@ -162,15 +195,16 @@ def readme(run_name: str, commit: str, command: str, summary_csv: str, summary_m
         "- `provenance.json`: code commit, configuration, corpus revisions, tool versions and "
         "sha256, the host the timing ran on.",
         "",
-        "## Primary questions (MRR, all queries)",
+        f"## Primary questions ({scope}, all queries)",
         "",
-        "| corpus | track | tool | vs | n | MRR | reference MRR | diff [95% CI] | p | Holm p "
-        "| verdict |",
+        f"| corpus | track | tool | vs | n | {value} | reference {value} | diff [95% CI] | p "
+        "| Holm p | verdict |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in primary_rows(summary_csv):
+    for r in primary:
+        track = f"{r['track']} ({dict(METRIC_LABELS)[r['metric']]})" if per_row else r["track"]
         lines.append(
-            f"| {r['corpus']} | {r['track']} | {r['tool']} | {r['baseline']} | {r['queries']} "
+            f"| {r['corpus']} | {track} | {r['tool']} | {r['baseline']} | {r['queries']} "
             f"| {_num(r['mean'])} | {_num(r['mean_base'])} | {_num(r['diff'], True)} "
             f"[{_num(r['ci_low'], True)}, {_num(r['ci_high'], True)}] "
             f"| {_p(r['p_randomization'])} | {_p(r['p_holm'])} | {r['verdict']} |"

@@ -26,6 +26,7 @@ from itertools import pairwise
 from searchbench.containment import files_containing_all
 from searchbench.errors import BenchError
 from searchbench.runner import SearchResult, SearchSetup, list_files, run_argv, search_argv
+from searchbench.statuses import ERROR, NO_MATCH, TIMEOUT
 from searchbench.tools import ResolvedTool
 
 # Leave room for the environment under the kernel's argument limit.
@@ -162,7 +163,7 @@ def no_match_result(tool: ResolvedTool, argv: list[str]) -> SearchResult:
     return SearchResult(
         argv=argv,
         exit_code=tool.spec.no_match_exit[0],
-        status="no-match",
+        status=NO_MATCH,
         timed_out=False,
         elapsed=0.0,
         user=0.0,
@@ -215,7 +216,7 @@ def run_fast(
 
 def _prints_anything(tool: ResolvedTool, argv: list[str], corpus_root: str, timeout: float) -> bool:
     probe = run_argv(tool, argv, corpus_root, timeout, None, None, None)
-    return probe.stdout_bytes > 0 or probe.status in ("error", "timeout")
+    return probe.stdout_bytes > 0 or probe.status in (ERROR, TIMEOUT)
 
 
 def check_plan(plain_seconds: list[float], settings: dict) -> int:

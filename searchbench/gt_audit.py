@@ -22,7 +22,7 @@ import pandas as pd
 from searchbench.artifacts import write_text
 from searchbench.errors import BenchError
 from searchbench.paths import decode_path, encode_path
-from searchbench.sampling import QUERY_COLUMNS, read_tsv, tsv_text
+from searchbench.sampling import frame_tsv_text
 
 AUDIT_COLUMNS = [
     "qid",
@@ -123,10 +123,6 @@ class Tag:
             and (self.language, self.kind) not in NOT_DEFINITIONS
             and self.scope_kind not in LOCAL_SCOPES
         )
-
-
-def read_queries(path: str | os.PathLike) -> pd.DataFrame:
-    return read_tsv(path, QUERY_COLUMNS)
 
 
 def resolve_ctags(binary: str = "ctags") -> tuple[str, str]:
@@ -391,7 +387,7 @@ def reason_counts(lines: list[str]) -> list[str]:
 
 
 def write_audit(table: pd.DataFrame, summary: pd.DataFrame, audit_path, summary_path) -> None:
-    texts = [(audit_path, tsv_text(table, AUDIT_COLUMNS))]
-    texts.append((summary_path, tsv_text(summary, SUMMARY_COLUMNS)))
+    texts = [(audit_path, frame_tsv_text(table, AUDIT_COLUMNS))]
+    texts.append((summary_path, frame_tsv_text(summary, SUMMARY_COLUMNS)))
     for path, text in texts:
         write_text(path, text)

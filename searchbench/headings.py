@@ -26,6 +26,8 @@ from searchbench.paths import decode_path
 from searchbench.symbols import name_problem
 
 HEADING_KIND = "heading"
+WORD_KIND = "heading-word"  # the second token class (track `words`, docs/method.md §3)
+WORD_RULE = "docs-word"
 # Characters around a word that are markup or punctuation, not part of the token:
 # "`pytest.fixture`", "(--lf)", "Config:" -> pytest.fixture, --lf, Config.
 _EDGE = "`*\"'()[]{}<>:;,.!?|"
@@ -63,6 +65,36 @@ def token_rules(entries: Sequence[dict]) -> list[TokenRule]:
     return rules
 
 
+@dataclass(frozen=True)
+class WordRule:
+    """The heading-word class (config `docs.tokens_file` `words`): the regex a plain word must
+    match whole, its minimum length and the stop words' keys."""
+
+    regex: re.Pattern[str]
+    min_length: int
+    stop: frozenset[str]
+
+
+def word_rule(entry: dict) -> WordRule:
+    """The configured heading-word rule, compiled; a bad regex is one line naming it."""
+    try:
+        regex = re.compile(str(entry["regex"]))
+    except re.error as err:
+        raise BenchError(
+            f"docs words: regex does not compile ({err}); fix it in the docs tokens file"
+        ) from None
+    stop = frozenset(word_key(w) for group in entry["stop"] for w in group["words"])
+    return WordRule(regex, int(entry["min_length"]), stop)
+
+
+def word_key(word: str) -> str:
+    """What decides whether two heading words are the same word: case folded (a reader who
+    types `caching` means the `Caching` section) and one final `s` dropped (`Fixtures` and
+    `fixture` are one subject); no other stemming, which would be a guess about English."""
+    folded = word.casefold()
+    return folded[:-1] if len(folded) > 3 and folded.endswith("s") else folded
+
+
 def docs_shape(rules: Sequence[TokenRule]) -> str:
     """One regex for the sampler's shape step: a query must be a whole token of some rule."""
     return "|".join(f"(?:{rule.regex.pattern})" for rule in rules)
@@ -94,6 +126,18 @@ def heading_tokens(heading: Heading, rules: Sequence[TokenRule]) -> list[tuple[s
                 seen[word] = rule.name
                 break
     return list(seen.items())
+
+
+def heading_words(heading: Heading, rules: Sequence[TokenRule], word: WordRule) -> list[str]:
+    """The words of a heading that no identifier rule takes and the word regex matches whole,
+    once each, as written. Length and stop words are the sampler's steps (its funnel counts
+    them), not this one's."""
+    taken = {token for token, _ in heading_tokens(heading, rules)}
+    out: list[str] = []
+    for candidate in words(heading.text):
+        if candidate not in taken and candidate not in out and word.regex.fullmatch(candidate):
+            out.append(candidate)
+    return out
 
 
 # ---------------------------------------------------------------- parsers
@@ -295,12 +339,29 @@ def scan_headings(
     unseen_extensions: Sequence[str],
     rules: Sequence[TokenRule],
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Heading tokens and unseen documents (scan_documents without heading words)."""
+    table, unseen, _ = scan_documents(root, paths, markups, unseen_extensions, rules)
+    return table, unseen
+
+
+def scan_documents(
+    root: str | os.PathLike,
+    paths: Iterable[str],
+    markups: dict[str, Sequence[str]],
+    unseen_extensions: Sequence[str],
+    rules: Sequence[TokenRule],
+    word: WordRule | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Heading tokens of every document (symbols.tsv's columns: symbol = the token, kind =
     `heading`, language = the markup, rule = `docs-<token rule>`) and the unseen documents:
     those a parser could not read and those in a documentation format without a parser here,
     so that a token also in them is not taken as a heading of one file only. A token is
-    kept only where the file contains it literally (the parsers unescape markup)."""
-    rows: list[tuple[str, str, str, str, str, str]] = []
+    kept only where the file contains it literally (the parsers unescape markup).
+    The third table: the heading words (heading_words; kind `heading-word`), in the same
+    columns, read in the same pass; empty without a word rule. The first two do not depend on
+    it: the identifier tokens are the same with or without heading words."""
+    rows: list[Row] = []
+    word_rows: list[Row] = []
     unseen: list[tuple[str, str, str]] = []
     base = os.fsencode(root)
     for path in sorted(set(paths)):
@@ -324,22 +385,49 @@ def scan_headings(
             reason = "not-utf8" if isinstance(err, UnicodeDecodeError) else "parse-error"
             unseen.append((path, reason, str(len(data))))
             continue
-        for heading in headings:
-            for token, rule in heading_tokens(heading, rules):
-                # A token the file holds only in escaped form (reStructuredText's
-                # `ntb\_msi\_test`, which the parser unescapes) is no answer a literal
-                # search can find here: it is not this document's heading token.
-                if token in text:
-                    rows.append(
-                        (token, HEADING_KIND, markup, path, str(heading.line), f"docs-{rule}")
-                    )
+        found = document_rows(path, markup, text, headings, rules, word)
+        rows += found[0]
+        word_rows += found[1]
+    return (
+        _symbol_table(rows),
+        pd.DataFrame(sorted(unseen), columns=["path", "reason", "bytes"]),
+        _symbol_table(word_rows),
+    )
+
+
+Row = tuple[str, str, str, str, str, str]  # symbols.tsv's columns
+
+
+def document_rows(
+    path: str,
+    markup: str,
+    text: str,
+    found: Sequence[Heading],
+    rules: Sequence[TokenRule],
+    word: WordRule | None,
+) -> tuple[list[Row], list[Row]]:
+    """The identifier-token rows and the heading-word rows of one document's headings."""
+    rows: list[Row] = []
+    word_rows: list[Row] = []
+    for heading in found:
+        for token, rule in heading_tokens(heading, rules):
+            # A token the file holds only in escaped form (reStructuredText's
+            # `ntb\_msi\_test`, which the parser unescapes) is no answer a literal
+            # search can find here: it is not this document's heading token.
+            if token in text:
+                rows.append((token, HEADING_KIND, markup, path, str(heading.line), f"docs-{rule}"))
+        for plain in heading_words(heading, rules, word) if word else []:
+            if plain in text:  # as for tokens: only what a literal search can find
+                word_rows.append((plain, WORD_KIND, markup, path, str(heading.line), WORD_RULE))
+    return rows, word_rows
+
+
+def _symbol_table(rows: list[Row]) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=["symbol", "kind", "language", "path", "line", "rule"])
     table = table.drop_duplicates().sort_values(
         ["symbol", "path", "line"], key=_byte_order, kind="stable"
     )
-    return table.reset_index(drop=True), pd.DataFrame(
-        sorted(unseen), columns=["path", "reason", "bytes"]
-    )
+    return table.reset_index(drop=True)
 
 
 def _byte_order(column: pd.Series) -> pd.Series:

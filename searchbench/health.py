@@ -23,22 +23,23 @@ from typing import Any, TypeVar
 
 from searchbench.artifacts import read_tsv, tsv_text
 from searchbench.errors import BenchError
-from searchbench.metrics import NOT_APPLICABLE, STOPPED
+from searchbench.statuses import ERROR, NO_MATCH, NOT_APPLICABLE, STOPPED, TIMEOUT
+from searchbench.statuses import OK as STATUS_OK  # OK here is the health verdict
 
 # Above this share of its asked queries failing, a tool is broken on that corpus and track.
 MAX_FAILURE_SHARE = 0.2
 # After this many consecutive errors or timeouts a tool's job stops on that corpus and track.
 STOP_AFTER = 5
 # Statuses that end a streak toward an early stop, and count as failures.
-STREAK_STATUSES = frozenset({"error", "timeout"})
+STREAK_STATUSES = frozenset({ERROR, TIMEOUT})
 HEALTH_COLUMNS = (
     "tool",
     "asked",
-    "ok",
-    "no-match",
-    "error",
-    "timeout",
-    "stopped",
+    STATUS_OK,  # each status's count (not-applicable queries are not asked)
+    NO_MATCH,
+    ERROR,
+    TIMEOUT,
+    STOPPED,
     "unparsed_lines",
     "unparsed_no_match",
     "foreign_paths",
@@ -152,9 +153,9 @@ def failure_words(h: ToolHealth) -> str:
     """`12 error, 3 timeout` ...: what the failures were, in the report's words."""
     foreign = f" ({h.foreign_paths} printed paths outside the corpus)" if h.foreign_paths else ""
     parts = [
-        (h.error, "error" + foreign),
-        (h.timeout, "timeout"),
-        (h.stopped, "stopped"),
+        (h.error, ERROR + foreign),
+        (h.timeout, TIMEOUT),
+        (h.stopped, STOPPED),
         (h.unparsed_no_match, "no-match with unparsed lines"),
     ]
     return ", ".join(f"{n} {word}" for n, word in parts if n)
@@ -177,7 +178,7 @@ def broken_reason(h: ToolHealth, rule: HealthRule) -> str:
 
 def tool_health(tool: str, records: Iterable[Mapping], rule: HealthRule) -> ToolHealth:
     """Count one tool's raw records of one corpus and track, and judge them."""
-    counts = dict.fromkeys(("ok", "no-match", "error", "timeout", STOPPED), 0)
+    counts = dict.fromkeys((STATUS_OK, NO_MATCH, ERROR, TIMEOUT, STOPPED), 0)
     asked = unparsed = unparsed_no_match = foreign = 0
     for record in records:
         status = str(record.get("status"))
@@ -187,10 +188,10 @@ def tool_health(tool: str, records: Iterable[Mapping], rule: HealthRule) -> Tool
         counts[status] = counts.get(status, 0) + 1
         lines = int(record.get("unparsed") or 0)
         unparsed += lines
-        unparsed_no_match += status == "no-match" and lines > 0
+        unparsed_no_match += status == NO_MATCH and lines > 0
         foreign += int(record.get("foreign_paths") or 0)
     health = ToolHealth(
-        tool, asked, counts["ok"], counts["no-match"], counts["error"], counts["timeout"],
+        tool, asked, counts[STATUS_OK], counts[NO_MATCH], counts[ERROR], counts[TIMEOUT],
         counts[STOPPED], unparsed, unparsed_no_match, foreign, reason="",
     )  # fmt: skip
     return ToolHealth(**{**health.__dict__, "reason": broken_reason(health, rule)})

@@ -6,8 +6,8 @@ queries (``all``; ``discriminating`` = not trivial, i.e. the baseline found the 
 files than it has right ones), the per-query differences d = tool - baseline get:
 
 - a 95% percentile bootstrap interval of their mean: ``resamples`` resamples of the n
-  differences with replacement, drawn in one (resamples, n) matrix exactly as
-  ``scipy.stats.bootstrap(method='percentile')`` draws them from the same Generator;
+  differences with replacement (the index matrix ``scipy.stats.bootstrap(method='percentile')``
+  draws from the same Generator, held as counts per query: QueryDraws);
 - a two-sided sign-flip randomization p of their mean: exact over all 2**n_eff sign patterns
   of the n_eff non-zero differences when n_eff <= EXACT_MAX_N_EFF (p = share of patterns at
   least as extreme, the observed one included), else ``resamples`` random patterns with
@@ -52,15 +52,24 @@ controls it across families (four families: at most 4 alpha over everything). Th
 point of declaring them: the primary family's claim is corrected for the questions it asks,
 not for every comparison a run happens to include.
 
-Each comparison draws from its own Generator seeded by (seed, crc32 of what it compares: the
-two tools, the metric, the subset), so its interval and p depend neither on which other tools
-are configured nor on the family it is in, and everything is byte-identical for the same
-inputs and seed.
+Common random numbers (issue 34 item 3). The resamples and random sign patterns do not
+depend on the data, only on the queries: every comparison on the same queries (any pair of
+tools, any metric) uses the same bootstrap counts and sign patterns (QueryDraws), drawn from a
+Generator seeded by (seed, crc32 of the query ids). So a comparison's interval and p depend
+neither on which other tools are configured nor on the family it is in; the Monte Carlo error
+of two comparisons on the same queries is shared (their difference is not blurred by it), and
+the draws are made once per query set instead of once per comparison (the run's inference
+took 478 CPU-s, two thirds of it drawing and gathering indices). The resampled sums are taken
+on the differences held as integer multiples of a power of two (exact_units): every such sum
+is exact in float64 in any order, so the output is byte-identical on any BLAS, CPU and thread
+count, and the rounding (< 1e-12 of the largest difference at n = 300) is far below any
+printed digit. Everything is byte-identical for the same inputs and seed.
 """
 
 import os
 import zlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 
@@ -68,6 +77,7 @@ import numpy as np
 import pandas as pd
 
 from searchbench.artifacts import json_text, tsv_text, write_text
+from searchbench.design import Design
 from searchbench.errors import BenchError
 from searchbench.measures import (  # noqa: F401 - VERDICTS re-exported for its readers
     METRICS,
@@ -81,6 +91,9 @@ from searchbench.metrics import NOT_APPLICABLE
 
 EXACT_MAX_N_EFF = 16
 CONFIDENCE = 0.95
+# A query set's draws are kept for the next comparison on it only up to this size (both
+# matrices): 48 MB at 300 queries and 10,000 resamples; a larger set is drawn per use.
+DRAWS_CACHE_BYTES = 160 * 2**20
 FAMILIES = ("primary", "secondary", "ablation", "all-pairs")
 DECLARED_FAMILIES = FAMILIES[:3]
 FAMILY_CONTROLS = {
@@ -132,6 +145,91 @@ def bootstrap_means(diffs: np.ndarray, rng: np.random.Generator, resamples: int)
     return np.take(diffs, index).mean(axis=-1)
 
 
+def bootstrap_counts(rng: np.random.Generator, resamples: int, n: int) -> np.ndarray:
+    """How often each query is drawn in each resample, from the very index matrix
+    bootstrap_means draws from the same Generator (so counts @ d / n are its means)."""
+    index = rng.integers(0, n, (resamples, n), dtype=np.int32)
+    flat = (index + n * np.arange(resamples)[:, None]).ravel()
+    return np.bincount(flat, minlength=resamples * n).reshape(resamples, n).astype(float)
+
+
+@dataclass(frozen=True)
+class QueryDraws:
+    """The random numbers of every comparison on one query set (common random numbers):
+    ``counts`` (resamples, n), how often each query is drawn per bootstrap resample, and
+    ``signs`` (resamples, n), a random +1/-1 per query per sign-flip pattern. A zero
+    difference contributes nothing to a signed sum, so flipping all n queries is the same
+    test as flipping the n_eff non-zero ones."""
+
+    counts: np.ndarray
+    signs: np.ndarray
+
+
+def _draw(seed: int, qids: tuple[str, ...], resamples: int) -> QueryDraws:
+    n = len(qids)
+    counts = bootstrap_counts(comparison_rng(seed, "bootstrap", *qids), resamples, n)
+    flips = comparison_rng(seed, "randomization", *qids).integers(
+        0, 2, (resamples, n), dtype=np.int8
+    )
+    return QueryDraws(counts, (flips * 2 - 1).astype(float))
+
+
+_cached_draws = lru_cache(maxsize=2)(_draw)  # a family alternates its two subsets
+
+
+def query_draws(seed: int, qids: Sequence[str], resamples: int) -> QueryDraws:
+    """The draws of one query set (ids in the order of the differences they resample)."""
+    key = tuple(str(q) for q in qids)
+    if 2 * resamples * len(key) * 8 > DRAWS_CACHE_BYTES:
+        return _draw(seed, key, resamples)
+    return _cached_draws(seed, key, resamples)
+
+
+def exact_units(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each column of ``values`` as integer multiples of its ``unit``, a power of two small
+    enough that any sum of the column with integer weights totalling at most n is below
+    2**52, hence exact in float64 in any order (a bootstrap resample's sum, a sign pattern's)."""
+    values = np.asarray(values, dtype=float)
+    top = np.abs(values).max(axis=0) if values.size else np.zeros(values.shape[1:])
+    unit = np.ldexp(1.0, np.frexp(top)[1] - (52 - max(1, n).bit_length()))
+    return np.rint(values / unit), unit
+
+
+def shared_bootstrap_ci(
+    diffs: np.ndarray, draws: QueryDraws, confidence: float = CONFIDENCE
+) -> tuple[np.ndarray, np.ndarray]:
+    """bootstrap_ci of each column of ``diffs`` (n, k) with the query set's counts: a
+    resample's mean is its exact sum of exact_units, times the unit, over n (one rounding)."""
+    n = diffs.shape[0]
+    units, unit = exact_units(diffs, n)
+    means = (draws.counts @ units) * unit / n
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail], axis=0)
+    return low, high
+
+
+def shared_randomization_p(
+    diffs: np.ndarray, draws: QueryDraws, exact_max: int = EXACT_MAX_N_EFF
+) -> tuple[np.ndarray, np.ndarray]:
+    """randomization_p of each column of ``diffs`` (n, k): exact up to exact_max non-zero
+    differences, else over the query set's sign patterns. Sums of exact_units are exact, and
+    two sums equal in exact arithmetic differ by at most n_eff units once each difference is
+    rounded, so that is the tie tolerance."""
+    n_eff = np.count_nonzero(diffs, axis=0)
+    exact = n_eff <= exact_max
+    p = np.empty(diffs.shape[1])
+    for j in np.flatnonzero(exact):
+        p[j] = exact_randomization_p(diffs[diffs[:, j] != 0.0, j])
+    monte_carlo = np.flatnonzero(~exact)
+    if monte_carlo.size:
+        units, _ = exact_units(diffs[:, monte_carlo], diffs.shape[0])
+        null_sums = draws.signs @ units
+        observed = np.abs(units.sum(axis=0))
+        extreme = np.count_nonzero(np.abs(null_sums) >= observed - n_eff[monte_carlo], axis=0)
+        p[monte_carlo] = (extreme + 1) / (len(null_sums) + 1)
+    return p, exact
+
+
 def bootstrap_ci(
     diffs: Sequence[float] | np.ndarray,
     rng: np.random.Generator,
@@ -179,13 +277,19 @@ def randomization_p(
     observed = float(nonzero.sum())
     scale = float(np.abs(nonzero).sum())
     if nonzero.size <= exact_max:
-        null_sums = all_sign_patterns(nonzero.size) @ nonzero
-        extreme = np.count_nonzero(_extreme(null_sums, observed, scale))
-        return float(extreme / null_sums.size), True
+        return exact_randomization_p(nonzero), True
     signs = (rng.integers(0, 2, (resamples, nonzero.size), dtype=np.int8) * 2 - 1).astype(float)
     null_sums = signs @ nonzero
     extreme = int(np.count_nonzero(_extreme(null_sums, observed, scale)))
     return (extreme + 1) / (resamples + 1), False
+
+
+def exact_randomization_p(nonzero: np.ndarray) -> float:
+    """The sign-flip p over all 2**n_eff patterns of the non-zero differences."""
+    null_sums = all_sign_patterns(nonzero.size) @ nonzero
+    scale = float(np.abs(nonzero).sum())
+    extreme = np.count_nonzero(_extreme(null_sums, float(nonzero.sum()), scale))
+    return float(extreme / null_sums.size)
 
 
 def min_p(n_eff: int, resamples: int, exact_max: int = EXACT_MAX_N_EFF) -> float:
@@ -273,40 +377,63 @@ def paired_comparison(
     seed: int,
     name: Sequence[str],
     resamples: int,
+    qids: Sequence[str] | None = None,
 ) -> dict:
-    """Everything but the Holm p and the verdict for one paired comparison."""
-    tool_arr = np.asarray(tool_values, dtype=float)
-    base_arr = np.asarray(base_values, dtype=float)
-    diffs = tool_arr - base_arr
-    check_finite(diffs, name)
-    n = int(diffs.size)
-    n_eff = int(np.count_nonzero(diffs))
-    result = {
-        "n": n,
-        "n_eff": n_eff,
-        "mean_tool": None,
-        "mean_base": None,
-        "diff": None,
-        "ci_low": None,
-        "ci_high": None,
-        "p_randomization": None,
-        "p_exact": None,
-        "p_min": min_p(n_eff, resamples),
-    }
+    """Everything but the Holm p and the verdict for one paired comparison; ``qids`` (the
+    queries of the values, in order; default their positions) name its draws."""
+    tool = np.asarray(tool_values, dtype=float)[:, None]
+    base = np.asarray(base_values, dtype=float)[:, None]
+    return paired_comparisons(tool, base, [name], seed=seed, resamples=resamples, qids=qids)[0]
+
+
+def paired_comparisons(
+    tool_values: np.ndarray,
+    base_values: np.ndarray,
+    names: Sequence[Sequence[str]],
+    *,
+    seed: int,
+    resamples: int,
+    qids: Sequence[str] | None = None,
+) -> list[dict]:
+    """paired_comparison of each column of ``tool_values`` and ``base_values`` (n, k) on the
+    same queries: one pass over the query set's draws for all k (a matrix product)."""
+    diffs = tool_values - base_values
+    for j, name in enumerate(names):
+        check_finite(diffs[:, j], name)
+    n = diffs.shape[0]
+    n_eff = np.count_nonzero(diffs, axis=0)
+    results = [
+        {
+            "n": n,
+            "n_eff": int(n_eff[j]),
+            "mean_tool": None,
+            "mean_base": None,
+            "diff": None,
+            "ci_low": None,
+            "ci_high": None,
+            "p_randomization": None,
+            "p_exact": None,
+            "p_min": min_p(int(n_eff[j]), resamples),
+        }
+        for j in range(len(names))
+    ]
     if n == 0:
-        return result
-    low, high = bootstrap_ci(diffs, comparison_rng(seed, "bootstrap", *name), resamples)
-    p, exact = randomization_p(diffs, comparison_rng(seed, "randomization", *name), resamples)
-    result.update(
-        mean_tool=float(tool_arr.mean()),
-        mean_base=float(base_arr.mean()),
-        diff=float(diffs.mean()),
-        ci_low=low,
-        ci_high=high,
-        p_randomization=p,
-        p_exact=exact,
-    )
-    return result
+        return results
+    draws = query_draws(seed, range(n) if qids is None else qids, resamples)
+    low, high = shared_bootstrap_ci(diffs, draws)
+    p, exact = shared_randomization_p(diffs, draws)
+    for j, result in enumerate(results):
+        result.update(
+            # contiguous: a column's mean sums in the order a 1-D array's does
+            mean_tool=float(np.ascontiguousarray(tool_values[:, j]).mean()),
+            mean_base=float(np.ascontiguousarray(base_values[:, j]).mean()),
+            diff=float(np.ascontiguousarray(diffs[:, j]).mean()),
+            ci_low=float(low[j]),
+            ci_high=float(high[j]),
+            p_randomization=float(p[j]),
+            p_exact=bool(exact[j]),
+        )
+    return results
 
 
 def _per_query(scores: pd.DataFrame, tool: str) -> pd.DataFrame:
@@ -381,19 +508,15 @@ def family_comparisons(
     scores: pd.DataFrame,
     pairs: Sequence[tuple[str, str]],
     family: str,
+    design: Design,
     *,
-    seed: int,
-    alpha: float,
-    resamples: int,
-    min_queries: int = MIN_QUERIES,
     stratum: str = "",
     adjust: bool = True,
-    primary_metric: str = PRIMARY_METRIC,
     broken: Mapping[str, str] | None = None,
 ) -> list[dict]:
     """Every comparison of one family's (tool, reference) pairs on these scores, Holm-adjusted
     within the family unless adjust is False (the caller adjusts a larger family). A stratum
-    (a slice of the queries, e.g. one language) is part of each comparison's random draws.
+    (a slice of the queries, e.g. one language) has its own draws: they are named by the queries.
     ``broken`` (tool -> why, searchbench.health): a pair with a broken tool is still computed
     (its numbers stay visible) but its verdict is ``broken`` and it is out of Holm."""
     broken = dict(broken or {})
@@ -411,10 +534,15 @@ def family_comparisons(
             )
         both = asked[tool].intersection(asked[base])
         qids = {subset: subsets[subset].intersection(both, sort=None) for subset in SUBSETS}
-        arrays = {
-            (t, metric, subset): rows[t].loc[qids[subset], metric].to_numpy()
+        tables = {  # (queries, METRICS) per tool and subset: one lookup each
+            (t, subset): rows[t].loc[qids[subset], list(METRICS)].to_numpy(dtype=float)
             for t in (tool, base)
-            for metric in METRICS
+            for subset in SUBSETS
+        }
+        arrays = {
+            (t, metric, subset): np.ascontiguousarray(tables[(t, subset)][:, i])
+            for t in (tool, base)
+            for i, metric in enumerate(METRICS)
             for subset in SUBSETS
         }
         # Checked before any test, so that a bad score never becomes p = 0 further down.
@@ -429,21 +557,27 @@ def family_comparisons(
         identical = all(
             np.array_equal(arrays[(tool, m, "all")], arrays[(base, m, "all")]) for m in METRICS
         )
-        for metric in METRICS:
+        # every metric of one subset in one pass over its queries' draws
+        by_subset = {
+            subset: paired_comparisons(
+                tables[(tool, subset)],
+                tables[(base, subset)],
+                [(tool, base, m, subset, *([stratum] if stratum else [])) for m in METRICS],
+                seed=design.seed,
+                resamples=design.resamples,
+                qids=list(qids[subset]),
+            )
+            for subset in SUBSETS
+        }
+        for i, metric in enumerate(METRICS):
             for subset in SUBSETS:
-                result = paired_comparison(
-                    arrays[(tool, metric, subset)],
-                    arrays[(base, metric, subset)],
-                    seed=seed,
-                    name=(tool, base, metric, subset, *([stratum] if stratum else [])),
-                    resamples=resamples,
-                )
+                result = by_subset[subset][i]
                 result.update(
                     family=family,
                     tool=tool,
                     baseline=base,
                     metric=metric,
-                    primary_metric=metric == primary_metric,
+                    primary_metric=metric == design.primary_metric,
                     subset=subset,
                     identical=identical,
                     applicable=bool(len(both)),
@@ -454,7 +588,7 @@ def family_comparisons(
                     result["broken"] = reason
                 comparisons.append(result)
     if adjust:
-        adjust_family(comparisons, alpha, min_queries)
+        adjust_family(comparisons, design.alpha, design.min_queries)
     return comparisons
 
 
@@ -529,13 +663,14 @@ def _pairs(
     scores: pd.DataFrame,
     tools: Sequence[str],
     declared: Sequence[Mapping],
-    options: Mapping,
+    design: Design,
+    broken: Mapping[str, str],
 ) -> list[dict]:
     """Every unordered pair of tools: a pair a declared family tests repeats that comparison
     (one test, one verdict); the other pairs form the all-pairs family."""
     by_pair = {frozenset((c["tool"], c["baseline"])): c for c in declared}
     own = [pair for pair in combinations(tools, 2) if frozenset(pair) not in by_pair]
-    tested = iter(family_comparisons(scores, own, "all-pairs", **options))
+    tested = iter(family_comparisons(scores, own, "all-pairs", design, broken=broken))
     by_key = {(c["tool"], c["baseline"], c["metric"], c["subset"]): c for c in declared}
     out = []
     for pair in combinations(tools, 2):
@@ -571,49 +706,32 @@ def check_declared(
 
 def run_inference(
     scores: pd.DataFrame,
+    design: Design,
     *,
-    baseline: str,
-    seed: int,
-    alpha: float = 0.05,
-    resamples: int = 10_000,
-    primary: Sequence[str] = (),
-    ablations: Mapping[str, str] | None = None,
     all_pairs: bool = False,
     context: Mapping[str, str] | None = None,
-    min_queries: int = MIN_QUERIES,
-    primary_metric: str = PRIMARY_METRIC,
     broken: Mapping[str, str] | None = None,
 ) -> dict:
     """The content of inference.json for one corpus and track's scores.
 
-    ``comparisons`` holds the declared families in order: primary (each tool of ``primary``
-    vs the baseline), secondary (every other tool vs the baseline), ablation (each variant of
-    ``ablations``, variant -> full tool, vs that tool). With all_pairs, ``pairs`` holds every
-    unordered pair of tools (diff is the first-named tool minus the second) in the order of
-    itertools.combinations: pairs a declared family tests repeat that comparison as it is, the
-    others are the all-pairs family (see the module docstring). ``broken`` (tool -> why, from
-    health.tsv): every comparison with a broken tool reads ``broken`` and leaves Holm.
+    ``comparisons`` holds the declared families in order: primary (each tool of
+    ``design.primary`` vs the baseline), secondary (every other tool vs the baseline), ablation
+    (each variant of ``design.ablations``, variant -> full tool, vs that tool). With all_pairs,
+    ``pairs`` holds every unordered pair of tools (diff is the first-named tool minus the
+    second) in the order of itertools.combinations: pairs a declared family tests repeat that
+    comparison as it is, the others are the all-pairs family (see the module docstring).
+    ``broken`` (tool -> why, from health.tsv): every comparison with a broken tool reads
+    ``broken`` and leaves Holm.
     """
-    if not 0.0 < alpha < 1.0:
-        raise BenchError(f"alpha = {alpha} must lie strictly between 0 and 1")
-    if resamples < 1:
-        raise BenchError(f"resamples = {resamples} must be a positive integer")
+    baseline, primary, ablations = design.baseline, design.primary, dict(design.ablations)
+    alpha, min_queries, primary_metric = design.alpha, design.min_queries, design.primary_metric
+    broken = dict(sorted((broken or {}).items()))
     tools = sorted(set(scores["tool"]))
-    ablations = dict(ablations or {})
     check_declared(tools, baseline, primary, ablations)
-    if primary_metric not in METRICS:
-        raise BenchError(f"primary metric {primary_metric!r} is not one of {', '.join(METRICS)}")
-    options = {
-        "seed": seed,
-        "alpha": alpha,
-        "resamples": resamples,
-        "min_queries": min_queries,
-        "primary_metric": primary_metric,
-        "broken": dict(sorted((broken or {}).items())),
-    }
     declared = declared_pairs(tools, baseline, primary, ablations)
     by_family = {
-        f: family_comparisons(scores, pairs, f, **options) for f, pairs in declared.items()
+        f: family_comparisons(scores, pairs, f, design, broken=broken)
+        for f, pairs in declared.items()
     }
     comparisons = [c for f in DECLARED_FAMILIES for c in by_family[f]]
     result = {
@@ -621,7 +739,7 @@ def run_inference(
             **dict(context or {}),
             "alpha": alpha,
             "baseline": baseline,
-            "broken_tools": dict(sorted((broken or {}).items())),
+            "broken_tools": broken,
             "bootstrap": (
                 f"{CONFIDENCE:.0%} percentile bootstrap of the mean paired difference "
                 "(tool - reference), resampling queries with replacement"
@@ -651,8 +769,8 @@ def run_inference(
                 "with p = (b+1)/(resamples+1); sums within sum(|d|) * 100 machine epsilons "
                 "of the observed one count as ties"
             ),
-            "resamples": resamples,
-            "seed": seed,
+            "resamples": design.resamples,
+            "seed": design.seed,
             "subsets": {
                 "all": "every query",
                 "discriminating": (
@@ -675,7 +793,7 @@ def run_inference(
         "comparisons": comparisons,
     }
     if all_pairs:
-        pairs = _pairs(scores, tools, comparisons, options)
+        pairs = _pairs(scores, tools, comparisons, design, broken)
         own = [c for c in pairs if c["family"] == "all-pairs"]
         result["pairs"] = pairs
         own_pairs = [

@@ -89,7 +89,7 @@ PRIMARY_METRIC: str = next(m.name for m in MEASURES if m.primary)
 # Every track, the `{track}` wildcard's values: code is always measured; the others once their
 # queries are drawn, and enough of them (rules/common.smk measured_tracks); behaviour only where
 # agent transcripts are configured.
-TRACKS: tuple[str, ...] = ("code", "docs", "usage", "behaviour")
+TRACKS: tuple[str, ...] = ("code", "docs", "words", "usage", "behaviour")
 # Tracks whose questions have several right files are judged on nDCG@10 (docs/method.md §4):
 # MRR sees only the first right file.
 TRACK_PRIMARY_METRIC: dict[str, str] = {"usage": "ndcg10", "behaviour": "ndcg10"}

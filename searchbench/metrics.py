@@ -24,6 +24,13 @@ from searchbench.measures import (  # noqa: F401 - re-exported: the per-query fu
     reciprocal_rank,
     success_at,
 )
+from searchbench.statuses import (  # noqa: F401 - re-exported: the statistics import them here
+    FAILED_STATUSES,
+    NOT_APPLICABLE,
+    STATUSES,
+    STOPPED,
+    UNSCORED_STATUSES,
+)
 
 SCORE_COLUMNS = (
     "qid",
@@ -42,15 +49,6 @@ SCORE_COLUMNS = (
 FLOAT_COLUMNS = METRICS
 INT_COLUMNS = ("rank", "returned", "line_rank", "files_containing")
 NULLABLE_INT_COLUMNS = ("lines_before", "bytes_before")
-# A query a tool's job did not run because the tool had been stopped early (too many
-# consecutive errors or timeouts: searchbench.health) is a failure, like an error.
-STOPPED = "stopped"
-FAILED_STATUSES = frozenset({"error", "timeout", STOPPED})
-# A query outside the languages a tool covers (tools.yaml `languages`) is not run: it scores 0
-# here and is left out of that tool's comparisons and means (searchbench.inference).
-NOT_APPLICABLE = "not-applicable"
-UNSCORED_STATUSES = FAILED_STATUSES | {NOT_APPLICABLE}
-STATUSES = frozenset({"ok", "no-match"}) | UNSCORED_STATUSES
 
 
 def files_containing(run: Mapping[str, Sequence[str]]) -> dict[str, int]:

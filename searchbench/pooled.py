@@ -45,17 +45,18 @@ import numpy as np
 import pandas as pd
 
 from searchbench.calibration import (
-    bootstrap_counts,
     holm_rows,
     percentile_interval,
     rate,
     sign_flip_p,
 )
+from searchbench.design import Design
 from searchbench.errors import BenchError
 from searchbench.inference import (
     CONFIDENCE,
     EXACT_MAX_N_EFF,
     adjust_family,
+    bootstrap_counts,
     bootstrap_means,
     check_finite,
     comparison_rng,
@@ -65,8 +66,8 @@ from searchbench.inference import (
     verdict,
 )
 from searchbench.measures import DETECTED, METRIC_LABELS, METRICS, MIN_QUERIES, Verdict
-from searchbench.metrics import NOT_APPLICABLE
 from searchbench.repeatability import pooled_flag
+from searchbench.statuses import NOT_APPLICABLE
 
 ROUND_DECIMALS = 12
 SUBSET = "all"
@@ -267,15 +268,12 @@ def pooled_verdicts(
     corpora: Sequence[CorpusInputs],
     pairs: Sequence[tuple[str, str]],
     family: str,
-    *,
-    metric: str,
-    seed: int,
-    alpha: float,
-    resamples: int,
-    min_queries: int = MIN_QUERIES,
+    design: Design,
 ) -> list[dict[str, Any]]:
-    """One family's pooled comparisons, Holm-adjusted within it by the inference's own
-    adjust_family (Tarone's exclusions, Holm, the combined verdict rule)."""
+    """One family's pooled comparisons on the track's primary metric, Holm-adjusted within it
+    by the inference's own adjust_family (Tarone's exclusions, Holm, the combined verdict
+    rule)."""
+    metric, seed, resamples = design.primary_metric, design.seed, design.resamples
     out = []
     for tool, reference in pairs:
         paired, excluded, identical = paired_strata(corpora, tool, reference, metric)
@@ -297,7 +295,7 @@ def pooled_verdicts(
         if not paired and excluded:
             result["broken"] = "; ".join(e["reason"] for e in excluded)
         out.append(result)
-    adjust_family(out, alpha, min_queries)
+    adjust_family(out, design.alpha, design.min_queries)
     for c in out:
         del c["baseline"]
     return out
@@ -419,15 +417,13 @@ def win_tie_loss(
 def tool_row(
     corpora: Sequence[CorpusInputs],
     tool: str,
+    design: Design,
     *,
-    baseline: str,
-    metric: str,
-    seed: int,
-    resamples: int,
     family: str,
     ablation_of: str | None,
 ) -> dict[str, Any]:
     """One leaderboard row (rank filled in later)."""
+    baseline, metric = design.baseline, design.primary_metric
     strata = tool_strata(corpora, tool, metric)
     counted = sorted(strata)
     row: dict[str, Any] = {
@@ -448,7 +444,7 @@ def tool_row(
     if counted:
         arrays = {c: v.to_numpy() for c, v in strata.items()}
         scale = max(float(np.abs(v).max()) for v in arrays.values())
-        means = stratified_means(arrays, seed, (tool, metric, SUBSET), resamples)
+        means = stratified_means(arrays, design.seed, (tool, metric, SUBSET), design.resamples)
         low, high = interval(means, scale)
         row.update(
             pooled=corpus_weighted_mean(arrays),
@@ -509,75 +505,52 @@ def not_applicable_reason(languages: Sequence[str] | None) -> str:
 # ----------------------------------------------------------------------------- the file
 
 
-def check_options(
-    corpora: Sequence[CorpusInputs], track: str, metric: str, alpha: float, resamples: int
-) -> None:
-    if not corpora:
-        raise BenchError(f"the {track} track was measured on no corpus: nothing to pool")
-    if metric not in METRICS:
-        raise BenchError(f"metric {metric!r} is not one of {', '.join(METRICS)}")
-    if not 0.0 < alpha < 1.0:
-        raise BenchError(f"alpha = {alpha} must lie strictly between 0 and 1")
-    if resamples < 1:
-        raise BenchError(f"resamples = {resamples} must be a positive integer")
-
-
 def track_verdicts(
-    corpora: Sequence[CorpusInputs],
-    board: Sequence[Mapping[str, Any]],
-    *,
-    baseline: str,
-    primary: Sequence[str],
-    **stats: Any,
+    corpora: Sequence[CorpusInputs], board: Sequence[Mapping[str, Any]], design: Design
 ) -> list[dict[str, Any]]:
     """The primary family's pooled verdicts, then the leader's against the runner-up."""
     on_board = {r["tool"] for r in board}
-    pairs = [(t, baseline) for t in sorted(set(primary)) if t in on_board and t != baseline]
-    verdicts = pooled_verdicts(corpora, pairs, "primary", **stats)
-    leader = leader_pair(board, lambda a, b: bool(paired_strata(corpora, a, b, stats["metric"])[0]))
+    baseline, metric = design.baseline, design.primary_metric
+    pairs = [(t, baseline) for t in sorted(set(design.primary)) if t in on_board and t != baseline]
+    verdicts = pooled_verdicts(corpora, pairs, "primary", design)
+    leader = leader_pair(board, lambda a, b: bool(paired_strata(corpora, a, b, metric)[0]))
     if leader is None:
         return verdicts
     same = next((v for v in verdicts if {v["tool"], v["reference"]} == set(leader)), None)
     if same is None:
-        return verdicts + pooled_verdicts(corpora, [leader], "leader", **stats)
+        return verdicts + pooled_verdicts(corpora, [leader], "leader", design)
     # one pair, one test: the primary comparison, read from the leader's side
     return [*verdicts, repeated(same, *leader)]
 
 
 def pooled_track(
     corpora: Sequence[CorpusInputs],
+    design: Design,
     *,
-    track: str,
-    metric: str,
-    baseline: str,
-    seed: int,
-    alpha: float,
-    resamples: int,
-    min_queries: int = MIN_QUERIES,
-    primary: Sequence[str] = (),
     families: Mapping[str, str] | None = None,
-    ablations: Mapping[str, str] | None = None,
     languages: Mapping[str, Sequence[str] | None] | None = None,
     off_track: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
-    """results/pooled/{track}.json's content (docs/artifacts.md), floats rounded.
+    """results/pooled/{track}.json's content (docs/artifacts.md), floats rounded: the
+    design's track on its primary metric.
 
-    ``families``: tool -> tools.yaml family; ``ablations``: variant -> full tool;
-    ``languages``: tool -> its tools.yaml languages (None: every one); ``off_track``: the
-    run's tools not on this track -> the tracks they run on."""
-    check_options(corpora, track, metric, alpha, resamples)
-    families, ablations = dict(families or {}), dict(ablations or {})
+    ``families``: tool -> tools.yaml family; ``languages``: tool -> its tools.yaml languages
+    (None: every one); ``off_track``: the run's tools not on this track -> the tracks they
+    run on. The design's ablations (variant -> full tool) mark the variants' rows."""
+    track, metric, baseline = design.track, design.primary_metric, design.baseline
+    if not corpora:
+        raise BenchError(f"the {track} track was measured on no corpus: nothing to pool")
+    families, ablations = dict(families or {}), dict(design.ablations)
     languages, off_track = dict(languages or {}), dict(off_track or {})
     tools = sorted({str(t) for c in corpora for t in c.scores["tool"]})
     if baseline not in tools:
         raise BenchError(
             f"baseline tool {baseline!r} has no scores on the {track} track; rerun the score rule"
         )
-    options = {"baseline": baseline, "metric": metric, "seed": seed, "resamples": resamples}
     rows, not_applicable = [], []
     for tool in tools:
         row = tool_row(
-            corpora, tool, family=families.get(tool, ""), ablation_of=ablations.get(tool), **options
+            corpora, tool, design, family=families.get(tool, ""), ablation_of=ablations.get(tool)
         )
         if not row["corpora"] and not row["broken"]:
             not_applicable.append(
@@ -589,10 +562,7 @@ def pooled_track(
         reason = f"runs on the {', '.join(tracks)} track{'s' if len(tracks) > 1 else ''} only"
         not_applicable.append({"tool": tool, "reason": reason + " (tools.yaml tracks)"})
     board = ranked(rows)
-    stats = {"metric": metric, "seed": seed, "alpha": alpha, "resamples": resamples}
-    verdicts = track_verdicts(
-        corpora, board, baseline=baseline, primary=primary, min_queries=min_queries, **stats
-    )
+    verdicts = track_verdicts(corpora, board, design)
     forest = forest_rows(corpora, verdicts, metric)
     return rounded(
         {
@@ -600,10 +570,10 @@ def pooled_track(
             "metric": metric,
             "metric_label": dict(METRIC_LABELS)[metric],
             "baseline": baseline,
-            "alpha": alpha,
-            "resamples": resamples,
-            "seed": seed,
-            "min_queries": min_queries,
+            "alpha": design.alpha,
+            "resamples": design.resamples,
+            "seed": design.seed,
+            "min_queries": design.min_queries,
             "confidence": CONFIDENCE,
             "weighting": WEIGHTING,
             "interval": (

@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from searchbench.artifacts import json_text, write_text
+from searchbench.design import Design
 from searchbench.errors import BenchError
 from searchbench.inference import (
     CONFIDENCE,
@@ -238,9 +239,26 @@ def detected_with(
     is > 0 and the observed sum exceeds the critical sum (so p < the test's alpha)."""
     signed = samples.signed(plus)
     observed = signed.sum(axis=1)
+    detected = (observed > 0.0) & (observed > critical)
+    # the interval only where the sum test passed: the rest is not detected whatever it is
+    tested = np.flatnonzero(detected)
+    detected[tested] = low_end_above_zero(counts @ signed[tested].T)
+    return detected
+
+
+def low_end_above_zero(sums: np.ndarray) -> np.ndarray:
+    """Per column, whether np.quantile(column, tail) > 0, without sorting: the low end lies
+    between the order statistics floor(h) and floor(h) + 1 (h = tail * (rows - 1)), so it is
+    > 0 when at most floor(h) sums are <= 0 and <= 0 when more than floor(h) + 1 are; only
+    columns with exactly floor(h) + 1 go through np.quantile (the same float result)."""
     tail = (1.0 - CONFIDENCE) / 2.0
-    low = np.quantile(counts @ signed.T, tail, axis=0)
-    return (observed > 0.0) & (observed > critical) & (low > 0.0)
+    below = math.floor(tail * (sums.shape[0] - 1))
+    at_most_zero = np.count_nonzero(sums <= 0.0, axis=0)
+    above = at_most_zero <= below
+    edge = np.flatnonzero(at_most_zero == below + 1)
+    if edge.size:
+        above[edge] = np.quantile(sums[:, edge], tail, axis=0) > 0.0
+    return above
 
 
 def fewest_plus_signs(
@@ -356,21 +374,16 @@ def queries_needed(
 
 def run_power(
     scores: pd.DataFrame,
+    design: Design,
     *,
-    baseline: str,
-    seed: int,
-    alpha: float = 0.05,
-    resamples: int = 10_000,
     settings: Settings = Settings(),
     context: Mapping[str, str] | None = None,
-    min_queries: int = MIN_QUERIES,
-    primary: Sequence[str] = (),
-    metric: str = PRIMARY_METRIC,
 ) -> dict:
     """The content of power.json for one corpus and track's scores: the power of a primary
-    question (with no primary tool scored, of a comparison with the baseline)."""
-    if not 0.0 < alpha < 1.0:
-        raise BenchError(f"alpha = {alpha} must lie strictly between 0 and 1")
+    question (with no primary tool scored, of a comparison with the baseline), on the
+    track's primary metric."""
+    baseline, seed, alpha, resamples = design.baseline, design.seed, design.alpha, design.resamples
+    min_queries, primary, metric = design.min_queries, design.primary, design.primary_metric
     pool = difference_pool(scores, baseline, metric)
     family = [t for t in primary if t in pool.n_eff] or None
     m = family_m(pool, alpha, resamples, family)

@@ -1,8 +1,10 @@
-"""Reading a track's queries.tsv, shared by the search, timing and scoring steps."""
+"""Reading a track's queries.tsv: the one reader of the file, for every step that reads it
+(search, timing, scoring, filter-or-rank, the ground-truth audit)."""
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
+
+import pandas as pd
 
 from searchbench.artifacts import read_tsv
 from searchbench.paths import decode_path
@@ -23,8 +25,19 @@ class Query:
         return os.fsencode(decode_path(self.path)), self.line
 
 
-def read_queries(path: Path) -> list[Query]:
-    rows = read_tsv(path, QUERY_COLUMNS)
+def query_rows(path: str | os.PathLike) -> list[dict[str, str]]:
+    """queries.tsv as written: rows of text in file order, checked against QUERY_COLUMNS."""
+    return read_tsv(path, QUERY_COLUMNS)
+
+
+def query_frame(path: str | os.PathLike) -> pd.DataFrame:
+    """queries.tsv as a pandas DataFrame of strings, in file order."""
+    return pd.DataFrame(query_rows(path), columns=QUERY_COLUMNS, dtype=str)
+
+
+def read_queries(path: str | os.PathLike) -> list[Query]:
+    """queries.tsv as Query records, in qid order."""
+    rows = query_rows(path)
     return sorted(
         (Query(r["qid"], r["query"], r["path"], int(r["line"]), r["language"]) for r in rows),
         key=lambda q: q.qid,

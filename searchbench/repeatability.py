@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from searchbench.statuses import ANSWERED
 from searchbench.subsample import seeded_subsample
 
-ANSWERED = ("ok", "no-match")
 EXAMPLES = 5
 
 

@@ -9,18 +9,14 @@ from pathlib import Path
 
 from searchbench.artifacts import tsv_text
 from searchbench.health import HealthRule, ToolHealth, raw_records, tool_health
+from searchbench.statuses import RUN_STATUSES
 
 STATUS_HEADER = (
     "corpus",
     "track",
     "tool",
     "queries",
-    "ok",
-    "no-match",
-    "error",
-    "timeout",
-    "stopped",
-    "not-applicable",
+    *RUN_STATUSES,  # each status's count
     "fast_path",
     "leftover_processes",
     "unparsed_lines",

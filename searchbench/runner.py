@@ -35,6 +35,7 @@ import psutil
 from searchbench.errors import BenchError
 from searchbench.parsers import Match, StreamParser, read_back_names
 from searchbench.paths import strip_dot_slash
+from searchbench.statuses import ERROR, NO_MATCH, OK, TIMEOUT
 from searchbench.tools import QUERY_SYNTAXES, ResolvedTool, expand_argv, expand_env
 
 STDERR_KEEP = 4096
@@ -113,14 +114,14 @@ def classify(
     file of the corpus makes the query an error whatever the exit: the tool did not search it.
     """
     if timed_out:
-        return "timeout"
+        return TIMEOUT
     if foreign_paths or exit_code is None or exit_code < 0:
-        return "error"
+        return ERROR
     if exit_code == 0:
-        return "ok" if lines else "no-match"
+        return OK if lines else NO_MATCH
     if exit_code in no_match_exit and lines == 0 and not stderr.strip():
-        return "no-match"
-    return "error"
+        return NO_MATCH
+    return ERROR
 
 
 def in_corpus(path: bytes, root: bytes) -> bool:

@@ -21,11 +21,9 @@ from searchbench import artifacts
 from searchbench.artifacts import read_tsv_frame, write_text
 from searchbench.errors import BenchError
 from searchbench.paths import decode_path, encode_path
-from searchbench.symbols import names_among, tokens_in_files
+from searchbench.symbols import SYMBOL_COLUMNS, UNSEEN_COLUMNS, names_among, tokens_in_files
 from searchbench.trec import qrels_lines
 
-SYMBOL_COLUMNS = ["symbol", "kind", "language", "path", "line", "rule"]
-UNSEEN_COLUMNS = ["path", "reason", "bytes"]
 CANDIDATE_COLUMNS = ["query", "language", "kind", "path", "line", "eligibility"]
 QUERY_COLUMNS = ["qid", *CANDIDATE_COLUMNS]
 FUNNEL_COLUMNS = ["step", "count"]
@@ -48,17 +46,12 @@ Funnel = list[tuple[str, int]]
 # ---------------------------------------------------------------- reading
 
 
-def read_tsv(path: str | os.PathLike, columns: list[str]) -> pd.DataFrame:
-    """One of our TSV artifacts as a frame of strings (searchbench.artifacts checks the header)."""
-    return read_tsv_frame(path, columns)
-
-
 def read_symbols(path: str | os.PathLike) -> pd.DataFrame:
-    return read_tsv(path, SYMBOL_COLUMNS)
+    return read_tsv_frame(path, SYMBOL_COLUMNS)
 
 
 def read_unseen(path: str | os.PathLike) -> pd.DataFrame:
-    return read_tsv(path, UNSEEN_COLUMNS)
+    return read_tsv_frame(path, UNSEEN_COLUMNS)
 
 
 # ---------------------------------------------------------------- selection
@@ -274,8 +267,9 @@ def check_answer_files(root: str | os.PathLike, sample: pd.DataFrame) -> None:
 # ---------------------------------------------------------------- writing
 
 
-def tsv_text(frame: pd.DataFrame, columns: list[str]) -> str:
-    return artifacts.tsv_text(columns, frame[columns].itertuples(index=False))
+def frame_tsv_text(frame: pd.DataFrame, columns: Sequence[str]) -> str:
+    """A frame's `columns` as TSV text (artifacts.tsv_text takes rows, this a frame)."""
+    return artifacts.tsv_text(columns, frame[list(columns)].itertuples(index=False))
 
 
 def check_docid(path: str) -> str:
@@ -292,7 +286,7 @@ def check_docid(path: str) -> str:
 def queries_text(sample: pd.DataFrame) -> str:
     for path in sample["path"]:
         check_docid(path)
-    return tsv_text(sample, QUERY_COLUMNS)
+    return frame_tsv_text(sample, QUERY_COLUMNS)
 
 
 def qrels_text(sample: pd.DataFrame) -> str:

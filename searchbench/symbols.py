@@ -48,8 +48,8 @@ from searchbench.artifacts import tsv_rows, tsv_text, write_text
 from searchbench.errors import BenchError
 from searchbench.paths import decode_path, encode_path, strip_dot_slash
 
-SYMBOLS_HEADER = ("symbol", "kind", "language", "path", "line", "rule")
-UNSEEN_HEADER = ("path", "reason", "bytes")
+SYMBOL_COLUMNS = ("symbol", "kind", "language", "path", "line", "rule")
+UNSEEN_COLUMNS = ("path", "reason", "bytes")
 UNSEEN_REASONS = (
     "too-large",
     "unparsed-language",
@@ -405,8 +405,8 @@ def gather_shards(
     of their lines, so memory does not grow with the corpus (one kernel pass held 10 GB).
 
     Returns (declarations, distinct names)."""
-    declarations, names = _merge_sorted_tsv(symbol_paths, SYMBOLS_HEADER, symbols_out)
-    _merge_sorted_tsv(unseen_paths, UNSEEN_HEADER, unseen_out)
+    declarations, names = _merge_sorted_tsv(symbol_paths, SYMBOL_COLUMNS, symbols_out)
+    _merge_sorted_tsv(unseen_paths, UNSEEN_COLUMNS, unseen_out)
     return declarations, names
 
 
@@ -424,7 +424,7 @@ def _line_key(line: bytes, columns: int, number: int) -> tuple:
 def _merge_sorted_tsv(paths: Iterable[Path], header: tuple[str, ...], out: Path) -> tuple[int, int]:
     """Merge sorted TSV files of one header into `out` (atomically), dropping repeated rows.
     Returns (rows, distinct values of the first column)."""
-    number = 4 if header == SYMBOLS_HEADER else 2
+    number = 4 if header == SYMBOL_COLUMNS else 2
     first = ("\t".join(header) + "\n").encode("utf-8")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -515,7 +515,7 @@ def sort_unseen(rows: Iterable[UnseenRow]) -> list[UnseenRow]:
 
 def format_symbols_tsv(rows: Iterable[SymbolRow]) -> str:
     return tsv_text(
-        SYMBOLS_HEADER,
+        SYMBOL_COLUMNS,
         (
             (r.symbol, r.kind, r.language, encode_path(r.path), r.line, r.rule)
             for r in sort_symbols(rows)
@@ -525,7 +525,7 @@ def format_symbols_tsv(rows: Iterable[SymbolRow]) -> str:
 
 def format_unseen_tsv(rows: Iterable[UnseenRow]) -> str:
     rows = sort_unseen(rows)
-    return tsv_text(UNSEEN_HEADER, ((encode_path(r.path), r.reason, r.bytes) for r in rows))
+    return tsv_text(UNSEEN_COLUMNS, ((encode_path(r.path), r.reason, r.bytes) for r in rows))
 
 
 def write_symbols_tsv(rows: Iterable[SymbolRow], path: Path) -> None:
@@ -538,7 +538,7 @@ def write_unseen_tsv(rows: Iterable[UnseenRow], path: Path) -> None:
 
 def read_symbols_tsv(path: Path) -> list[SymbolRow]:
     rows = []
-    for number, f in tsv_rows(path, SYMBOLS_HEADER):
+    for number, f in tsv_rows(path, SYMBOL_COLUMNS):
         if not f[4].isdigit():
             raise BenchError(f"{path} line {number}: line {f[4]!r} is not a number")
         rows.append(SymbolRow(f[0], f[1], f[2], decode_path(f[3]), int(f[4]), f[5]))
@@ -547,7 +547,7 @@ def read_symbols_tsv(path: Path) -> list[SymbolRow]:
 
 def read_unseen_tsv(path: Path) -> list[UnseenRow]:
     rows = []
-    for number, f in tsv_rows(path, UNSEEN_HEADER):
+    for number, f in tsv_rows(path, UNSEEN_COLUMNS):
         if f[1] not in UNSEEN_REASONS or not f[2].isdigit():
             raise BenchError(f"{path} line {number} is malformed: {f!r}")
         rows.append(UnseenRow(decode_path(f[0]), f[1], int(f[2])))

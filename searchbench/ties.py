@@ -39,7 +39,8 @@ from pathlib import Path
 from searchbench.artifacts import tsv_text, write_text
 from searchbench.errors import BenchError
 from searchbench.measures import first_rank
-from searchbench.metrics import FAILED_STATUSES, read_scores, relevant_docids
+from searchbench.metrics import read_scores, relevant_docids
+from searchbench.statuses import FAILED_STATUSES
 from searchbench.trec import read_qrels, read_run
 
 TOOL_FAILED = "tool_failed"

@@ -51,7 +51,7 @@ ENV_PLACEHOLDERS = ("{index}", "{root}")
 # ERE metacharacter, so `a.b` cannot match `a_b` in csearch (RE2) or cscope (ERE).
 _REGEX_META = re.compile(r"([\\.+*?()|\[\]{}^$])")
 # What kind of search tool an entry is; the report names the best of each family.
-FAMILIES = (
+TOOL_FAMILIES = (
     "grep",
     "structural",
     "tag-index",
@@ -103,7 +103,7 @@ class ToolSpec:
     # A regular expression the first version line must match (re.search): a `grep` that is
     # ugrep, or an `rg` that is a wrapper script, stops the run instead of being measured.
     version_match: str | None = None
-    family: str = "grep"  # one of FAMILIES
+    family: str = "grep"  # one of TOOL_FAMILIES
     # The full tool this entry varies with a signal off: the inference compares the two (the
     # ablation family). It says how results are read, not what runs: not in tool_identity.
     ablation_of: str | None = None
@@ -227,11 +227,11 @@ def _spec_from_entry(name: str, entry: dict) -> ToolSpec:
         )
     if "family" not in entry:
         raise BenchError(
-            f"tool {name}: missing `family` in tools file; one of {', '.join(FAMILIES)}"
+            f"tool {name}: missing `family` in tools file; one of {', '.join(TOOL_FAMILIES)}"
         )
-    if entry["family"] not in FAMILIES:
+    if entry["family"] not in TOOL_FAMILIES:
         raise BenchError(
-            f"tool {name}: family {entry['family']!r} is not one of {', '.join(FAMILIES)}"
+            f"tool {name}: family {entry['family']!r} is not one of {', '.join(TOOL_FAMILIES)}"
         )
     values = {k: v for k, v in entry.items() if v is not None}
     values.setdefault("description", name)

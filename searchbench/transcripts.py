@@ -215,7 +215,10 @@ def _is_redirect(token: str) -> bool:
 
 def simple_commands(script: str) -> list[tuple[list[str], bool]] | None:
     """The simple commands of a shell script as (argv, pipeline head?), in order; None when
-    the script does not split (unbalanced quotes)."""
+    the script does not split (unbalanced quotes).
+
+    The standard library's shlex, not bashlex: bashlex is GPLv3+ and raises on the parts of
+    bash it has not ported, where this split still finds the commands around them."""
     text = _strip_script(script)
     lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True

@@ -47,13 +47,13 @@ from searchbench.sampling import (
 )
 from searchbench.symbols import name_problem, names_among, tokens_in_files
 from searchbench.trec import qrels_lines
+from searchbench.uses import USES_COLUMNS
 
 TRACK = "usage"
-USES_COLUMNS = ["symbol", "language", "path", "line", "rule"]
 MIN_OTHER_FILES = 2
 MAX_FILES = 30
 # Languages whose names resolve across each other's files (headers, declaration files).
-FAMILIES = {"c": "c", "cpp": "c", "javascript": "js", "typescript": "js", "tsx": "js"}
+LANGUAGE_FAMILIES = {"c": "c", "cpp": "c", "javascript": "js", "typescript": "js", "tsx": "js"}
 
 Qrels = dict[str, dict[str, int]]
 
@@ -67,7 +67,7 @@ def step_at_most(max_files: int) -> str:
 
 
 def family(language: str) -> str:
-    return FAMILIES.get(language, language)
+    return LANGUAGE_FAMILIES.get(language, language)
 
 
 # ---------------------------------------------------------------- answers

@@ -48,7 +48,7 @@ from searchbench.symbols import (
     write_sgconfig,
 )
 
-USES_HEADER = ("symbol", "language", "path", "line", "rule")
+USES_COLUMNS = ("symbol", "language", "path", "line", "rule")
 
 # A match as the scan hands it on: (printed path, name, 0-based line, rule id).
 Match = tuple[str, str, int, str]
@@ -205,7 +205,7 @@ def sort_uses(rows: Iterable[UseRow]) -> list[UseRow]:
 
 def format_uses_tsv(rows: Iterable[UseRow]) -> str:
     return tsv_text(
-        USES_HEADER,
+        USES_COLUMNS,
         ((r.symbol, r.language, _encoded(r.path), r.line, r.rule) for r in sort_uses(rows)),
     )
 
@@ -219,7 +219,7 @@ def read_uses_tsv(path: Path) -> list[UseRow]:
 
 
 def iter_uses_tsv(path: Path) -> Iterator[UseRow]:
-    for number, f in tsv_rows(path, USES_HEADER):
+    for number, f in tsv_rows(path, USES_COLUMNS):
         if not f[3].isdigit():
             raise BenchError(f"{path} line {number}: line {f[3]!r} is not a number")
         yield UseRow(f[0], f[1], decode_path(f[2]), int(f[3]), f[4])

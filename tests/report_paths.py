@@ -4,6 +4,8 @@ way in (the rule passes each path's key instead; see searchbench/report/inputs.p
 from pathlib import Path
 from typing import Any
 
+from design_fixture import schema_config
+
 from searchbench import report
 from searchbench.report.inputs import ReportInputs
 from searchbench.report.model import Model
@@ -40,7 +42,7 @@ def fixture_model(seed: int = 1, **extra: Any) -> Model:
         inference=[str(FIXTURE / "alpha" / "code" / "inference.json")],
         corpus=[str(FIXTURE / "alpha" / "corpus.json")],
         tools=str(FIXTURE / "tools.json"),
-        config={"seed": seed, "baseline": "rg"},
+        config=schema_config(seed=seed, baseline="rg"),
         config_hash="x",
         command="snakemake",
         **extra,

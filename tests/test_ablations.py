@@ -4,6 +4,7 @@ table, per corpus, per language and pooled, and the report's section of it."""
 from pathlib import Path
 
 import pytest
+from design_fixture import design
 from test_inference import make_scores
 
 from searchbench.ablations import COLUMNS, ablations_tsv, collect
@@ -31,12 +32,12 @@ def documents():
                "ablations": {"hay-no-kw": "hay"}}  # fmt: skip
     one = scores("a")
     return [
-        ("code", "a", run_inference(one, **options)),
-        ("code", "a", language_inference(one, **options)),
+        ("code", "a", run_inference(one, design(**options))),
+        ("code", "a", language_inference(one, design(**options))),
         (
             "code",
             "pooled",
-            language_inference(pooled_scores({"a": one, "b": scores("b")}), **options),
+            language_inference(pooled_scores({"a": one, "b": scores("b")}), design(**options)),
         ),  # fmt: skip
     ]
 
@@ -60,7 +61,7 @@ def test_each_ablation_is_read_as_the_worth_of_its_signal():
 def test_a_corpus_with_one_language_adds_no_language_rows():
     one = scores("a")
     one["language"] = "c"
-    doc = language_inference(one, baseline="rg", seed=SEED, ablations={"hay-no-kw": "hay"})
+    doc = language_inference(one, design(baseline="rg", seed=SEED, ablations={"hay-no-kw": "hay"}))
     assert collect([("code", "a", doc)]) == []
     assert len(collect([("code", "pooled", doc)])) == 1
 
@@ -79,3 +80,27 @@ def test_the_report_shows_the_worth_table(tmp_path):
     worth = collect(documents())[0]
     assert f"{worth['worth']:+.3f}" in block
     assert "## What each hay signal is worth" in render_markdown(model)
+
+
+def test_a_track_read_on_ndcg_gives_its_worth_on_ndcg():
+    """The usage track's primary metric is nDCG@10 (searchbench.measures): its worth rows are
+    the ablation comparisons on nDCG@10, not on MRR, as each document's design marks them."""
+    usage = design(track="usage", baseline="rg", seed=SEED, ablations={"hay-no-kw": "hay"})
+    doc = run_inference(scores("a"), usage)
+    ndcg = next(
+        c
+        for c in doc["comparisons"]
+        if c["family"] == "ablation" and c["metric"] == "ndcg10" and c["subset"] == "all"
+    )
+    [row] = collect([("usage", "a", doc)])
+    assert (row["mean_full"], row["mean_variant"]) == (ndcg["mean_base"], ndcg["mean_tool"])
+    assert row["worth"] == pytest.approx(-ndcg["diff"]) and row["worth"] != pytest.approx(
+        10 * (1 - 1 / 12) / 24  # the MRR worth of the same signal
+    )
+
+
+def test_the_report_names_ndcg_for_the_tracks_read_on_it():
+    from searchbench.report.sections.ablations import NOTE, note
+
+    assert note([{"track": "code"}]) == NOTE.format(metric="MRR")
+    assert "full − variant MRR (nDCG@10 on usage) over" in note([{"track": "usage"}])

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
+from design_fixture import design
 from test_inference import make_scores
 
 from searchbench.by_language import (
@@ -46,7 +47,7 @@ def by_key(result: dict, tool: str, language: str) -> dict:
 
 
 def test_each_language_gets_the_paired_inference_and_its_own_verdict():
-    result = language_inference(two_languages(), baseline="rg", seed=SEED, primary=["hay"])
+    result = language_inference(two_languages(), design(baseline="rg", seed=SEED, primary=["hay"]))
     c, python, rust = (by_key(result, "hay", lang) for lang in ("c", "python", "rust"))
     assert (c["n"], c["n_eff"], c["family"]) == (12, 12, "primary")
     assert c["diff"] == pytest.approx(1 - 1 / 12) and c["verdict"] == "detected better"
@@ -70,7 +71,7 @@ def test_languages_of_one_family_share_one_holm_adjustment():
     scores["language"] = scores["qid"].map(
         {f"c-code-{i:04d}": ("c", "go", "java")[i // 12] for i in range(36)}
     )
-    result = language_inference(scores, baseline="rg", seed=SEED, primary=["hay"])
+    result = language_inference(scores, design(baseline="rg", seed=SEED, primary=["hay"]))
     for lang in ("c", "go", "java"):
         comp = by_key(result, "hay", lang)
         assert comp["p_randomization"] == 2 / 256 and comp["holm_m"] == 3
@@ -80,7 +81,7 @@ def test_languages_of_one_family_share_one_holm_adjustment():
 def test_pooling_concatenates_corpora_and_refuses_a_qid_in_two():
     pooled = pooled_scores({"a": two_languages("a"), "b": two_languages("b")})
     assert pooled["qid"].nunique() == 60 and set(pooled["corpus"]) == {"a", "b"}
-    result = language_inference(pooled, baseline="rg", seed=SEED, primary=["hay"])
+    result = language_inference(pooled, design(baseline="rg", seed=SEED, primary=["hay"]))
     assert result["metadata"]["languages"] == {"c": 24, "python": 24, "rust": 12}
     # rust pooled over two corpora has 12 queries: now it can be a claim
     assert by_key(result, "hay", "rust")["verdict"] == "detected better"
@@ -94,7 +95,9 @@ def test_pooling_concatenates_corpora_and_refuses_a_qid_in_two():
 
 def test_scores_without_a_language_column_are_refused():
     with pytest.raises(BenchError, match="no language column; rerun the score rule"):
-        language_inference(two_languages().drop(columns="language"), baseline="rg", seed=SEED)
+        language_inference(
+            two_languages().drop(columns="language"), design(baseline="rg", seed=SEED)
+        )
 
 
 def test_script_writes_identical_files_twice_for_a_corpus_and_for_a_pool(tmp_path):
@@ -116,13 +119,9 @@ def test_script_writes_identical_files_twice_for_a_corpus_and_for_a_pool(tmp_pat
             ),
             params=SimpleNamespace(
                 corpora=inputs,
-                baseline="rg",
-                seed=SEED,
-                alpha=0.05,
-                resamples=2000,
-                min_queries=10,
-                primary=["hay"],
-                ablations={},
+                design=design(
+                    baseline="rg", seed=SEED, resamples=2000, primary=["hay"]
+                ).as_params(),
             ),
             output=SimpleNamespace(
                 json=str(tmp_path / run / "by_language.json"),
@@ -150,9 +149,9 @@ def test_the_report_shows_languages_per_corpus_and_pooled(tmp_path):
     from searchbench.report.page import render_html, render_markdown
 
     scores = read_scores(FIXTURE / "alpha" / "code" / "scores.tsv")
-    per_corpus = language_inference(scores, baseline="rg", seed=SEED, primary=["hay"])
+    per_corpus = language_inference(scores, design(baseline="rg", seed=SEED, primary=["hay"]))
     pooled = language_inference(
-        pooled_scores({"alpha": scores}), baseline="rg", seed=SEED, primary=["hay"]
+        pooled_scores({"alpha": scores}), design(baseline="rg", seed=SEED, primary=["hay"])
     )
     pooled["metadata"]["corpora"] = ["alpha"]
     paths = {}
@@ -188,7 +187,9 @@ def test_the_docs_track_is_sliced_by_declared_in_code():
         {"qid": qids, "query": qids, "declared_in_code": ["yes"] * 12 + ["no"] * 18}
     )
     strata = with_docs_strata(scores, declared)
-    result = language_inference(strata, baseline="rg", seed=SEED, primary=["hay"], by="stratum")
+    result = language_inference(
+        strata, design(baseline="rg", seed=SEED, primary=["hay"]), by="stratum"
+    )
     assert result["metadata"]["strata"] == {"declared in code": 12, "not declared in code": 18}
     rr = {
         c["stratum"]: c

@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from design_fixture import design
 from scipy.stats import binomtest
 from test_inference import make_scores
 
@@ -21,7 +22,6 @@ from searchbench.calibration import (
     calibration_rows,
     calibration_tsv,
     chance_above,
-    comparison_name,
     holm_rows,
     permutation_matrix,
     pooled_check,
@@ -38,7 +38,7 @@ from searchbench.inference import adjust_family, declared_pairs, holm, paired_co
 
 ROOT = Path(__file__).parent.parent
 SEED = 11
-FAST = {"seed": SEED, "simulations": 200, "resamples": 400, "alpha": 0.05}
+FAST = {"seed": SEED, "simulations": 200, "calibration_resamples": 400, "alpha": 0.05}
 
 
 def same_distribution(n: int = 40, tools: int = 4) -> dict[str, list[int]]:
@@ -76,7 +76,7 @@ def test_a_swap_flips_the_sign_of_each_swapped_difference_exactly():
 
 
 def test_the_combined_rule_keeps_the_family_wise_rate_near_alpha():
-    rows = calibration_rows(make_scores(same_distribution()), baseline="rg", **FAST)
+    rows = calibration_rows(make_scores(same_distribution()), design(baseline="rg", **FAST))
     row = family(rows, "secondary")
     assert row["comparisons"] == 4 and row["m"] == 4 and row["n"] == 40
     # the exact binomial interval of the simulated rate must contain a rate <= alpha
@@ -90,7 +90,7 @@ def test_the_combined_rule_keeps_the_family_wise_rate_near_alpha():
 def test_the_bootstrap_alone_false_detects_at_small_n_eff_where_the_combined_rule_does_not():
     base = [1] * 40
     few = [2] * 4 + [1] * 36  # 4 queries differ: n_eff 4, smallest sign-flip p 1/8 >= alpha
-    rows = calibration_rows(make_scores({"rg": base, "few": few}), baseline="rg", **FAST)
+    rows = calibration_rows(make_scores({"rg": base, "few": few}), design(baseline="rg", **FAST))
     row = next(r for r in rows if r["tool"] == "few")
     assert row["n_eff"] == 4 and row["note"].startswith("cannot reach alpha (Tarone)")
     assert row["rate_combined"] == 0.0 and row["rate_randomization"] == 0.0
@@ -104,12 +104,14 @@ def test_the_declared_families_are_calibrated_each_with_its_own_holm():
              "hay-no-kw": drawn["t2"]}  # fmt: skip
     rows = calibration_rows(
         make_scores(ranks),
-        baseline="rg",
-        primary=["hay"],
-        ablations={"hay-no-kw": "hay"},
+        design(
+            track="code",
+            baseline="rg",
+            primary=["hay"],
+            ablations={"hay-no-kw": "hay"},
+            **{**FAST, "simulations": 20},
+        ),
         corpus="c",
-        track="code",
-        **{**FAST, "simulations": 20},
     )
     assert [(r["family"], r["scope"], r["tool"]) for r in rows] == [
         ("primary", "family", ""),
@@ -126,39 +128,42 @@ def test_the_declared_families_are_calibrated_each_with_its_own_holm():
 def test_a_broken_tool_s_pairs_leave_their_family_as_in_the_inference():
     drawn = same_distribution(tools=3)
     ranks = {"rg": drawn["rg"], "hay": drawn["t0"], "grep": drawn["t1"], "ag": drawn["t2"]}
-    options = dict(baseline="rg", primary=["hay"], corpus="c", track="code",
-                   **{**FAST, "simulations": 20})  # fmt: skip
-    whole = calibration_rows(make_scores(ranks), **options)
+    options = dict(baseline="rg", primary=["hay"], track="code", **{**FAST, "simulations": 20})
+    whole = calibration_rows(make_scores(ranks), design(**options), corpus="c")
     assert family(whole, "secondary")["comparisons"] == 2
-    rows = calibration_rows(make_scores(ranks), broken=["grep"], **options)
+    rows = calibration_rows(make_scores(ranks), design(**options), corpus="c", broken=["grep"])
     assert family(rows, "secondary")["comparisons"] == 1
     assert [r["tool"] for r in rows if r["scope"] == "comparison"] == ["hay", "ag"]
     # a broken baseline leaves every family empty: no row to read as calibrated
-    assert calibration_rows(make_scores(ranks), broken=["rg"], **options) == []
+    assert calibration_rows(make_scores(ranks), design(**options), corpus="c", broken=["rg"]) == []
 
 
 def test_same_inputs_and_seed_give_the_same_bytes(tmp_path):
     scores = make_scores(same_distribution(n=30, tools=2))
     options = {**FAST, "simulations": 30}
-    write_calibration(calibration_rows(scores, baseline="rg", **options), tmp_path / "a.tsv")
-    write_calibration(calibration_rows(scores, baseline="rg", **options), tmp_path / "b.tsv")
+    write_calibration(
+        calibration_rows(scores, design(baseline="rg", **options)), tmp_path / "a.tsv"
+    )
+    write_calibration(
+        calibration_rows(scores, design(baseline="rg", **options)), tmp_path / "b.tsv"
+    )
     text = (tmp_path / "a.tsv").read_bytes()
     assert text == (tmp_path / "b.tsv").read_bytes()
     assert text.decode().splitlines()[0].split("\t") == list(COLUMNS)
-    other = calibration_rows(scores, baseline="rg", **{**options, "seed": SEED + 1})
+    other = calibration_rows(scores, design(baseline="rg", **{**options, "seed": SEED + 1}))
     assert calibration_tsv(other).encode() != text
 
 
 def test_bad_input_is_one_clear_error():
     scores = make_scores(same_distribution(n=12, tools=1))
     with pytest.raises(BenchError, match="baseline tool 'ag' has no scores"):
-        calibration_rows(scores, baseline="ag", **FAST)
+        calibration_rows(scores, design(baseline="ag", **FAST))
     with pytest.raises(BenchError, match="simulations = 0"):
-        calibration_rows(scores, baseline="rg", **{**FAST, "simulations": 0})
+        calibration_rows(scores, design(baseline="rg", **{**FAST, "simulations": 0}))
     with pytest.raises(BenchError, match=r"\(qid, tool\) pair twice"):
-        calibration_rows(scores.iloc[[0, *range(len(scores))]], baseline="rg", **FAST)
+        calibration_rows(scores.iloc[[0, *range(len(scores))]], design(baseline="rg", **FAST))
     with pytest.raises(BenchError, match="no score"):
-        calibration_rows(scores.iloc[1:], baseline="rg", **FAST)
+        calibration_rows(scores.iloc[1:], design(baseline="rg", **FAST))
 
 
 def test_the_report_shows_the_calibration_table(tmp_path):
@@ -171,10 +176,8 @@ def test_the_report_shows_the_calibration_table(tmp_path):
     few = [2] * 4 + [1] * 36
     rows = calibration_rows(
         make_scores({"rg": base, "few": few, **same_distribution(tools=1)}),
-        baseline="rg",
+        design(track="code", baseline="rg", **{**FAST, "simulations": 50}),
         corpus="alpha",
-        track="code",
-        **{**FAST, "simulations": 50},
     )
     path = tmp_path / "results" / "alpha" / "code" / "calibration.tsv"
     write_calibration(rows, path)
@@ -190,14 +193,18 @@ def test_the_report_shows_the_calibration_table(tmp_path):
 
 def test_the_vectorized_simulation_gives_the_inference_s_own_verdicts():
     """Each simulation of the twin equals calling the inference's own functions on the same
-    flipped data: paired_comparison (same bootstrap indices, same sign patterns: both come
-    from the comparison's Generator), then adjust_family (Tarone, Holm, verdict)."""
+    flipped data: paired_comparison (same bootstrap counts, same sign patterns: both are the
+    queries' own), then adjust_family (Tarone, Holm, verdict)."""
     # n_eff 0 (identical), 3 (Tarone), 7 and 16 (exact p), 40 and 120 (Monte Carlo p)
     wide = wide_scores(make_scores(realistic_ranks(150, [0, 3, 7, 16, 40, 120, 120])))
     pairs = declared_pairs(sorted(wide.columns), "rg")["secondary"]
     seed, sims, resamples, n = 7, 6, 999, len(wide)
     twin = simulate_family(
-        wide, pairs, seed=seed, simulations=sims, resamples=resamples, alpha=0.05, min_queries=10
+        wide,
+        pairs,
+        design(
+            seed=seed, simulations=sims, calibration_resamples=resamples, alpha=0.05, min_queries=10
+        ),
     )
     verdicts = set()
     for s in range(sims):
@@ -213,8 +220,9 @@ def test_the_vectorized_simulation_gives_the_inference_s_own_verdicts():
                 tool[order],
                 ref[order],
                 seed=seed,
-                name=comparison_name(pair, "rr"),
+                name=(*pair, "rr", "all"),
                 resamples=resamples,
+                qids=list(wide.index),
             )
             result.update(tool=pair[0], baseline=pair[1], metric="rr", subset="all")
             family.append({**result, "identical": result["n_eff"] == 0})
@@ -223,8 +231,9 @@ def test_the_vectorized_simulation_gives_the_inference_s_own_verdicts():
         for j, c in enumerate(family):
             if c["n_eff"]:
                 assert twin.p_randomization[s, j] == c["p_randomization"]
-                assert twin.ci_low[s, j] == pytest.approx(c["ci_low"], abs=1e-12)
-                assert twin.ci_high[s, j] == pytest.approx(c["ci_high"], abs=1e-12)
+                # the same exact sums: equal to the last bit
+                assert twin.ci_low[s, j] == c["ci_low"]
+                assert twin.ci_high[s, j] == c["ci_high"]
         verdicts |= {c["verdict"] for c in family}
     # the comparison exercised every branch of the rule
     assert {"identical", "not evidence", "not detected"} <= verdicts
@@ -305,11 +314,8 @@ def test_a_flagged_family_appears_in_the_report_and_the_run_status(tmp_path):
 
     rows = calibration_rows(
         make_scores(same_distribution(n=40, tools=3)),
-        baseline="rg",
-        primary=["t0"],
+        design(track="code", baseline="rg", primary=["t0"], **{**FAST, "simulations": 300}),
         corpus="alpha",
-        track="code",
-        **{**FAST, "simulations": 300},
     )
     # what a rule that fails its claim would write: the secondary family at 9.0%, 135 of
     # 1,500 simulations, its whole interval [7.6%, 10.6%] above alpha
@@ -347,7 +353,7 @@ def test_a_flagged_family_appears_in_the_report_and_the_run_status(tmp_path):
 def test_a_family_that_cannot_detect_is_said_so_in_the_run_status(tmp_path):
     base = [1] * 40
     few = [2] * 4 + [1] * 36  # n_eff 4: Tarone leaves it out, m = 0
-    rows = calibration_rows(make_scores({"rg": base, "few": few}), baseline="rg", **FAST)
+    rows = calibration_rows(make_scores({"rg": base, "few": few}), design(baseline="rg", **FAST))
     path = tmp_path / "calibration.tsv"
     write_calibration(rows, path)
     write_status([path], tmp_path / "status.tsv")
@@ -362,10 +368,7 @@ def test_the_a_a_rate_holds_alpha_on_a_run_shaped_input():
     n_effs = [0, 0, 0, 0, 0, 2, 3, 4, 5, 5, 6, 7, 13, 38, 54, 87, 95, 100, 108, 108, 108, 116]
     rows = calibration_rows(
         make_scores(realistic_ranks(300, n_effs)),
-        baseline="rg",
-        seed=SEED,
-        simulations=SIMULATIONS,
-        resamples=2000,
+        design(baseline="rg", seed=SEED, simulations=SIMULATIONS, calibration_resamples=2000),
     )
     row = family(rows, "secondary")
     assert row["simulations"] == 1500 and row["m"] == 12

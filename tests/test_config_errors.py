@@ -100,7 +100,7 @@ def _dry_run(tmp_path: Path, config: dict) -> subprocess.CompletedProcess:
         (
             lambda c, p: c.update(tools=_tools_with(**{"cscope-refs": {"tracks": ["usgae"]}})),
             "config error at `tools.cscope-refs.tracks`: usgae is not a track; use names from: "
-            "code, docs, usage, behaviour",
+            "code, docs, words, usage, behaviour",
         ),
         (
             lambda c, p: c.update(tools=_tools_with(**{"global-refs": {"index_argv": ["x"]}})),
@@ -160,7 +160,7 @@ def test_an_unknown_target_lists_the_corpora_and_tracks(tmp_path, target, expect
     proc = _dry_run_targets(tmp_path, target)
     assert proc.returncode == 1
     last = proc.stderr.strip().splitlines()[-1]
-    offered = "corpora: mini, other; tracks: code, docs, usage"
+    offered = "corpora: mini, other; tracks: code, docs, usage, words"
     assert expected in last and offered in last, proc.stderr[-2000:]
     assert "No rule to produce" not in proc.stderr
 
@@ -336,5 +336,5 @@ def test_the_behaviour_track_without_transcripts_stops_with_why(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1] == (
         "the behaviour track is not measured on corpus mini: behaviour.logs is not set "
-        "(docs/behaviour.md); its tracks: code, docs, usage"
+        "(docs/behaviour.md); its tracks: code, docs, words, usage"
     ), proc.stderr[-2000:]

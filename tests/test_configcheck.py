@@ -144,7 +144,7 @@ def test_a_tools_tracks_must_be_tracks_and_the_baseline_runs_on_every_one():
     line = tool_tracks_problem({"x": {"tracks": ["usage", "calls"]}}, TRACKS, "rg")
     assert line == (
         "config error at `tools.x.tracks`: calls is not a track; "
-        "use names from: code, docs, usage, behaviour"
+        "use names from: code, docs, words, usage, behaviour"
     )
     line = tool_tracks_problem({"rg": {"tracks": ["code"]}}, TRACKS, "rg")
     assert line.startswith("config error at `tools.rg.tracks`: rg is the baseline")

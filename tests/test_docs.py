@@ -79,3 +79,28 @@ def test_no_rule_output_is_caught_by_the_unknown_target_rule(rule_outputs):
     assert len(filled) > 30
     assert not [p for p in filled if caught.fullmatch(p)]
     assert caught.fullmatch("acorpus/nonsense.tsv")  # the check itself can fail
+
+
+# Rules that share another rule's script: the same step over other inputs.
+SHARED_SCRIPTS = {
+    "doc_queries": "queries",
+    "by_language_pooled": "by_language",
+    "docs_strata": "by_language",
+}
+RULE_SCRIPT = re.compile(
+    r"^( *)(?:rule|checkpoint) (\w+):\n(?:(?:\1    .*)?\n)*?"
+    r'\1    script:\n\1        "\.\./scripts/(\w+)\.py"',
+    re.M,
+)
+
+
+def test_every_rule_runs_the_script_of_its_name():
+    """`symbols_shard` ran scripts/symbols.py and `symbols` scripts/symbols_gather.py: a rule,
+    its script and its log share one name, so each finds the other (issue 35 item 4)."""
+    found = {}
+    for smk in sorted((REPO / "rules").glob("*.smk")):
+        found.update((r, s) for _, r, s in RULE_SCRIPT.findall(smk.read_text(encoding="utf-8")))
+    assert len(found) > 30, found
+    wrong = {r: s for r, s in found.items() if s != SHARED_SCRIPTS.get(r, r)}
+    assert not wrong, wrong
+    assert sorted(p.stem for p in (REPO / "scripts").glob("*.py")) == sorted(set(found.values()))

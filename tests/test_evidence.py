@@ -16,6 +16,7 @@ from searchbench.errors import BenchError
 from searchbench.evidence import (
     copy_summary,
     linked_charts,
+    linked_folders,
     machine_paths_relative,
     pooled_tsv,
     primary_rows,
@@ -124,6 +125,21 @@ def test_evidence_holds_results_languages_provenance_and_a_readme(tmp_path):
     assert readme("k", "c", "cmd", summary([])).count("\n| ") == 1  # header row only
 
 
+def test_a_binary_in_a_linked_venv_is_published_by_the_link_s_name(tmp_path):
+    # a checkout whose .venv links to another checkout's: its tools resolve outside it
+    shared = tmp_path / "elsewhere" / "venv"
+    (shared / "bin").mkdir(parents=True)
+    repository = tmp_path / "checkout"
+    repository.mkdir()
+    (repository / ".venv").symlink_to(shared)
+    (repository / "data").mkdir()
+    linked = linked_folders(repository)
+    assert linked == {str(shared.resolve()): ".venv"}
+    record = {"binary": f"{shared.resolve()}/bin/ast-grep", "version": "x (rg /usr/bin/rg)"}
+    out = machine_paths_relative(record, [str(repository)], "/root", linked)
+    assert out == {"binary": ".venv/bin/ast-grep", "version": "x (rg /usr/bin/rg)"}
+
+
 def test_published_records_name_no_folder_of_the_machine():
     record = {
         "command": "snakemake --cores 8",
@@ -206,6 +222,23 @@ def test_compare_lists_each_tool_s_change_and_flags_a_verdict_that_moved(tmp_pat
                          str(tmp_path / "a"), str(tmp_path / "b"), "--tsv"],
                         capture_output=True, text=True, check=True)  # fmt: skip
     assert ok.stdout.splitlines()[1].split("\t")[:3] == ["code", "click", "ag"]
+
+
+def test_each_track_s_primary_questions_are_read_on_its_primary_metric():
+    """The usage track's primary metric is nDCG@10 (searchbench.measures): the README's
+    primary questions show its nDCG@10 row, not its MRR row, and say which metric each is."""
+    code, usage = row("click", "hay", 0.95, "detected better"), {
+        **row("click", "hay", 0.7, "detected better"), "track": "usage"}  # fmt: skip
+    usage_ndcg = {**usage, "metric": "ndcg10", "mean": "0.6"}
+    text = summary([code, usage, usage_ndcg])
+    assert [(r["track"], r["metric"]) for r in primary_rows(text)] == [
+        ("code", "rr"), ("usage", "ndcg10")]  # fmt: skip
+    md = readme("k", "c", "cmd", text)
+    assert "| click | usage (nDCG@10) | hay | rg | 30 | 0.600 |" in md
+    assert "| click | code (MRR) | hay | rg | 30 | 0.950 |" in md
+    assert "## Primary questions (each track's primary metric, all queries)" in md
+    # a run whose tracks are all read on MRR keeps its table as it was
+    assert "## Primary questions (MRR, all queries)" in readme("k", "c", "cmd", summary([code]))
 
 
 def test_the_readme_opens_on_the_leaderboards_of_the_summary():

@@ -162,7 +162,7 @@ def test_a_name_ctags_also_defines_elsewhere_is_a_contradiction(ctags, tmp_path)
     (tmp_path / "main.rs").write_text("fn root_dir() -> String {\n    String::new()\n}\n")
     queries = pd.DataFrame(
         [("q-0001", "root_dir", "rust", "function", "main.rs", "1", "exactly-once")],
-        columns=gt_audit.QUERY_COLUMNS,
+        columns=sampling.QUERY_COLUMNS,
     )
     table = gt_audit.audit(queries, gt_audit.ctags_tags(tmp_path, queries, ctags=ctags))
     row = table.iloc[0]
@@ -185,7 +185,7 @@ def test_a_language_ctags_cannot_parse_is_not_applicable_not_a_failure(ctags, tm
             ("q-0001", "swiftOnly", "swift", "function", "Shapes.swift", "1", "exactly-once"),
             ("q-0002", "rust_only", "rust", "function", "lib.rs", "1", "exactly-once"),
         ],
-        columns=gt_audit.QUERY_COLUMNS,
+        columns=sampling.QUERY_COLUMNS,
     )
     tags = gt_audit.ctags_tags(tmp_path, queries, ctags=ctags)
     parsed = gt_audit.parsed_paths(tmp_path, queries["path"], ctags)
@@ -234,7 +234,7 @@ def test_locals_and_embedded_fields_are_not_declarations_elsewhere(ctags, tmp_pa
             ("q-0002", "resolverConfig", "go", "type", "dns.go", "3", "exactly-once"),
             ("q-0003", "shared", "typescript", "variable", "other.ts", "1", "exactly-once"),
         ],
-        columns=gt_audit.QUERY_COLUMNS,
+        columns=sampling.QUERY_COLUMNS,
     )
     table = gt_audit.audit(queries, gt_audit.ctags_tags(tmp_path, queries, ctags=ctags))
     got = {r.query: (r.ctags_agrees, r.ctags_paths, r.ctags_elsewhere) for r in table.itertuples()}

@@ -278,6 +278,18 @@ def test_several_paths_and_the_file_listing(tmp_path: Path) -> None:
     assert sorted(p for p in listed if p) == [b"./a.rs", b"./b.rs"]  # no binary
 
 
+def test_the_file_listing_is_in_path_order_every_time(tmp_path: Path) -> None:
+    # rg's parallel walk lists a wide tree in a varying order; the listing is an artifact.
+    for d in range(12):
+        for f in range(12):
+            (tmp_path / f"d{d:02}" / f"f{f:02}.rs").parent.mkdir(exist_ok=True)
+            (tmp_path / f"d{d:02}" / f"f{f:02}.rs").write_text(f"fn f{f}() {{}}\n" * 50)
+    listings = [hay("--files", "./", cwd=tmp_path).stdout for _ in range(3)]
+    names = [p for p in listings[0].split(b"\0") if p]
+    assert len(names) == 144 and names == sorted(names)
+    assert listings[1] == listings[0] and listings[2] == listings[0]
+
+
 def test_word_flag_is_passed_to_rg(tmp_path: Path) -> None:
     (tmp_path / "a.rs").write_text("quietly\nquiet\n")
     assert hay("--word", "quiet", cwd=tmp_path).stdout == b"./a.rs:2:quiet\n"

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
+from design_fixture import design
 
 from searchbench.errors import BenchError
 from searchbench.health import HealthRule, health_text, tool_health
@@ -19,12 +20,15 @@ from searchbench.inference import (
     TSV_COLUMNS,
     VERDICTS,
     bootstrap_ci,
+    bootstrap_counts,
     bootstrap_means,
+    exact_units,
     holm,
     inference_json,
     inference_tsv,
     min_p,
     paired_comparison,
+    query_draws,
     randomization_p,
     run_inference,
     verdict,
@@ -126,6 +130,65 @@ def test_monte_carlo_randomization_p_is_close_to_scipy():
     assert abs(p - theirs) < 0.015
 
 
+# --- common random numbers and exact sums (issue 34 item 3) --------------------------------
+
+
+def test_comparisons_on_the_same_queries_share_their_draws_and_others_do_not():
+    rng = np.random.default_rng(21)
+    tool, base = rng.random(120), rng.random(120)
+    qids = [f"q{i:03}" for i in range(120)]
+    one = paired_comparison(tool, base, seed=SEED, name=("a", "b"), resamples=2000, qids=qids)
+    # doubled differences on the same queries: the same resamples, so exactly doubled ends
+    # (the exact units double too) and the very same sign-flip counts
+    two = paired_comparison(
+        2 * tool, 2 * base, seed=SEED, name=("c", "d"), resamples=2000, qids=qids
+    )
+    assert (two["ci_low"], two["ci_high"]) == (2 * one["ci_low"], 2 * one["ci_high"])
+    assert two["p_randomization"] == one["p_randomization"] and one["p_exact"] is False
+    # other queries (one id changed) are other draws
+    other = paired_comparison(
+        2 * tool, 2 * base, seed=SEED, name=("c", "d"), resamples=2000, qids=[*qids[:-1], "x"]
+    )
+    assert (other["ci_low"], other["ci_high"]) != (two["ci_low"], two["ci_high"])
+    draws = query_draws(SEED, qids, 2000)
+    assert draws.counts.shape == draws.signs.shape == (2000, 120)
+    assert (draws.counts.sum(axis=1) == 120).all() and set(np.unique(draws.signs)) == {-1, 1}
+
+
+def test_the_resampled_sums_are_exact_in_any_summation_order():
+    # what makes the intervals and p byte-identical on any BLAS or thread count
+    diffs = np.random.default_rng(4).normal(0, 0.4, (300, 3)) * [1, 1e-6, 1e3]
+    counts = bootstrap_counts(np.random.default_rng(5), 500, 300)
+    units, unit = exact_units(diffs, 300)
+    assert np.array_equal(units, np.rint(units)) and (np.abs(units).sum(axis=0) < 2**52).all()
+    forward = counts @ units
+    backward = sum(np.outer(counts[:, i], units[i]) for i in reversed(range(300)))
+    assert np.array_equal(forward, backward)
+    # and the rounding is far below any printed digit
+    assert (np.abs(units * unit - diffs).max(axis=0) <= unit / 2).all()
+    assert (unit / np.abs(diffs).max(axis=0) < 1e-12).all()
+
+
+def test_the_shared_interval_and_p_agree_with_scipy():
+    diffs = np.random.default_rng(7).normal(0.1, 0.3, 30)
+    c = paired_comparison(diffs, np.zeros(30), seed=11, name=("t", "r"), resamples=10_000)
+    theirs = scipy.stats.bootstrap(
+        (diffs,), np.mean, n_resamples=10_000, method="percentile", rng=np.random.default_rng(1)
+    ).confidence_interval
+    # other resamples: equal within Monte Carlo error (the interval's width is ~0.2)
+    assert c["ci_low"] == pytest.approx(theirs.low, abs=0.01)
+    assert c["ci_high"] == pytest.approx(theirs.high, abs=0.01)
+    p_theirs = scipy.stats.permutation_test(
+        (diffs,),
+        np.mean,
+        permutation_type="samples",
+        n_resamples=10_000,
+        vectorized=True,
+        rng=np.random.default_rng(6),
+    ).pvalue
+    assert c["p_exact"] is False and abs(c["p_randomization"] - p_theirs) < 0.015
+
+
 def test_p_is_never_zero():
     p_mc, exact = randomization_p(np.ones(30), np.random.default_rng(1), 10_000)
     assert not exact and p_mc == 1 / 10_001
@@ -156,7 +219,7 @@ def test_holm_known_values():
 def test_identical_tools_are_labelled_identical_never_detected():
     ranks = list(np.random.default_rng(2).integers(0, 40, 30))
     result = run_inference(
-        make_scores({"rg": ranks, "twin": list(ranks)}), baseline="rg", seed=SEED
+        make_scores({"rg": ranks, "twin": list(ranks)}), design(baseline="rg", seed=SEED)
     )
     assert len(result["comparisons"]) == len(METRICS) * len(SUBSETS)
     for c in result["comparisons"]:
@@ -175,11 +238,11 @@ def test_identical_holds_under_ten_queries_and_partial_ties_are_not_identical():
     # on two queries is not identical, and with two differing queries it is not evidence
     base = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
     result = run_inference(
-        make_scores({"rg": base[:8], "twin": base[:8]}), baseline="rg", seed=SEED
+        make_scores({"rg": base[:8], "twin": base[:8]}), design(baseline="rg", seed=SEED)
     )
     assert {c["verdict"] for c in result["comparisons"]} == {"identical"}
     near = run_inference(
-        make_scores({"rg": base, "near": [1, 1, 1, *base[3:]]}), baseline="rg", seed=SEED
+        make_scores({"rg": base, "near": [1, 1, 1, *base[3:]]}), design(baseline="rg", seed=SEED)
     )
     c = by_key(near, "near", "rr", "all")
     assert c["identical"] is False and c["n_eff"] == 2
@@ -193,12 +256,16 @@ def test_identical_holds_under_ten_queries_and_partial_ties_are_not_identical():
 def test_large_shift_with_30_queries_is_detected_better_and_worse_reversed():
     base = list(range(2, 32))  # first right file at 2..31
     better = [1] * 30
-    result = run_inference(make_scores({"rg": base, "hay": better}), baseline="rg", seed=SEED)
+    result = run_inference(
+        make_scores({"rg": base, "hay": better}), design(baseline="rg", seed=SEED)
+    )
     for metric in METRICS:
         c = by_key(result, "hay", metric, "all")
         assert c["verdict"] == "detected better", c
         assert c["ci_low"] > 0 and c["p_holm"] < 0.05 and c["p_randomization"] > 0
-    worse = run_inference(make_scores({"rg": better, "hay": base}), baseline="rg", seed=SEED)
+    worse = run_inference(
+        make_scores({"rg": better, "hay": base}), design(baseline="rg", seed=SEED)
+    )
     assert by_key(worse, "hay", "rr", "all")["verdict"] == "detected worse"
 
 
@@ -223,7 +290,7 @@ def test_tarone_leaves_comparisons_that_cannot_reach_alpha_out_of_holm():
     tools = {"rg": base, "win": [1] * 6 + [12] * 24}
     tools |= {f"same{i}": list(base) for i in range(5)}
     tools |= {f"few{i}": [1] * (i + 1) + [12] * (29 - i) for i in range(5)}
-    result = run_inference(make_scores(tools), baseline="rg", seed=SEED)
+    result = run_inference(make_scores(tools), design(baseline="rg", seed=SEED))
     win = by_key(result, "win", "rr", "all")
     assert win["p_randomization"] == 2 / 64 and win["ci_low"] > 0
     assert win["holm_m"] == 1 and win["p_holm"] == 2 / 64
@@ -255,7 +322,7 @@ def test_holm_adjustment_turns_a_raw_win_into_tests_disagree():
     tool = [1] * 6 + [12] * 24
     trivial = [False] * 12 + [True] * 18
     tools = {"rg": base, "t1": tool, "t2": tool, "t3": tool, "t4": tool}
-    result = run_inference(make_scores(tools, trivial), baseline="rg", seed=SEED)
+    result = run_inference(make_scores(tools, trivial), design(baseline="rg", seed=SEED))
     assert len(result["metadata"]["families"]["secondary"]["pairs"]) == 4
     for c in result["comparisons"]:
         assert c["n_eff"] == 6 and c["p_randomization"] == 2 / 64
@@ -264,12 +331,16 @@ def test_holm_adjustment_turns_a_raw_win_into_tests_disagree():
         assert c["verdict"] == "tests disagree"
     assert by_key(result, "t1", "rr", "discriminating")["n"] == 12
     # Alone in its family, the same comparison is detected: the family is per metric and subset.
-    alone = run_inference(make_scores({"rg": base, "t": tool}, trivial), baseline="rg", seed=SEED)
+    alone = run_inference(
+        make_scores({"rg": base, "t": tool}, trivial), design(baseline="rg", seed=SEED)
+    )
     assert by_key(alone, "t", "rr", "all")["verdict"] == "detected better"
 
 
 def test_fewer_than_ten_queries_are_not_evidence():
-    result = run_inference(make_scores({"rg": [20] * 8, "t": [1] * 8}), baseline="rg", seed=SEED)
+    result = run_inference(
+        make_scores({"rg": [20] * 8, "t": [1] * 8}), design(baseline="rg", seed=SEED)
+    )
     c = by_key(result, "t", "rr", "all")
     assert c["ci_low"] > 0 and c["n"] == 8
     assert {c["verdict"] for c in result["comparisons"]} == {"not evidence"}
@@ -278,7 +349,7 @@ def test_fewer_than_ten_queries_are_not_evidence():
 def test_too_few_differing_queries_are_not_evidence():
     # n = 30 but only five differ: even all five in one direction gives p = 2/32 > 0.05
     result = run_inference(
-        make_scores({"rg": [3] * 30, "t": [1] * 5 + [3] * 25}), baseline="rg", seed=SEED
+        make_scores({"rg": [3] * 30, "t": [1] * 5 + [3] * 25}), design(baseline="rg", seed=SEED)
     )
     c = by_key(result, "t", "rr", "all")
     assert c["n_eff"] == 5 and c["p_min"] == 2 / 32
@@ -287,7 +358,7 @@ def test_too_few_differing_queries_are_not_evidence():
 
 def test_empty_discriminating_subset_is_not_evidence():
     result = run_inference(
-        make_scores({"rg": [1] * 12, "t": [1] * 12}, [True] * 12), baseline="rg", seed=SEED
+        make_scores({"rg": [1] * 12, "t": [1] * 12}, [True] * 12), design(baseline="rg", seed=SEED)
     )
     c = by_key(result, "t", "ndcg10", "discriminating")
     assert c["n"] == 0 and c["p_randomization"] is None and c["verdict"] == "not evidence"
@@ -312,8 +383,8 @@ def _three_tools() -> pd.DataFrame:
 
 
 def test_output_is_byte_identical_and_documents_itself():
-    first = run_inference(_three_tools(), baseline="rg", seed=SEED, all_pairs=True)
-    second = run_inference(_three_tools(), baseline="rg", seed=SEED, all_pairs=True)
+    first = run_inference(_three_tools(), design(baseline="rg", seed=SEED), all_pairs=True)
+    second = run_inference(_three_tools(), design(baseline="rg", seed=SEED), all_pairs=True)
     assert inference_json(first) == inference_json(second)
     assert inference_tsv(first) == inference_tsv(second)
     meta = json.loads(inference_json(first))["metadata"]
@@ -329,7 +400,7 @@ def test_output_is_byte_identical_and_documents_itself():
     assert len(lines) == 1 + 16 + 8
     primary = [line.split("\t") for line in lines[1:] if line.split("\t")[3] == "rr"]
     assert {row[4] for row in primary} == {"true"}
-    other_seed = run_inference(_three_tools(), baseline="rg", seed=SEED + 1)
+    other_seed = run_inference(_three_tools(), design(baseline="rg", seed=SEED + 1))
     assert (
         by_key(other_seed, "hay", "rr", "all")["ci_low"]
         != by_key(first, "hay", "rr", "all")["ci_low"]
@@ -338,8 +409,8 @@ def test_output_is_byte_identical_and_documents_itself():
 
 def test_a_comparison_does_not_depend_on_the_other_tools():
     scores = _three_tools()
-    alone = run_inference(scores[scores["tool"] != "ug"], baseline="rg", seed=SEED)
-    together = run_inference(scores, baseline="rg", seed=SEED)
+    alone = run_inference(scores[scores["tool"] != "ug"], design(baseline="rg", seed=SEED))
+    together = run_inference(scores, design(baseline="rg", seed=SEED))
     a, b = by_key(alone, "hay", "rr", "all"), by_key(together, "hay", "rr", "all")
     assert (a["ci_low"], a["ci_high"], a["p_randomization"]) == (
         b["ci_low"],
@@ -353,7 +424,7 @@ def test_a_nan_or_infinite_difference_is_a_clear_error_not_p_zero():
     scores = _three_tools()
     scores.loc[(scores["tool"] == "hay") & (scores["qid"] == "c-code-0003"), "rr"] = np.nan
     with pytest.raises(BenchError) as err:
-        run_inference(scores, baseline="rg", seed=SEED)
+        run_inference(scores, design(baseline="rg", seed=SEED))
     message = str(err.value)
     assert "tool 'hay' vs 'rg', metric rr" in message and "c-code-0003" in message
     assert "rerun the score rule" in message
@@ -365,7 +436,7 @@ def test_one_pair_one_test_one_verdict():
     # a pair with the baseline is tested once, in its declared family, and the matrix
     # repeats that comparison as it is; the all-pairs family holds only the other pairs
     result = run_inference(
-        _three_tools(), baseline="rg", seed=SEED, all_pairs=True, primary=["hay"]
+        _three_tools(), design(baseline="rg", seed=SEED, primary=["hay"]), all_pairs=True
     )
     versus = {(c["tool"], c["metric"], c["subset"]): c for c in result["comparisons"]}
     seen = set()
@@ -404,11 +475,11 @@ def test_declared_families_hold_holm_to_the_questions_they_ask():
     # Issue 15 item 1. In one family of seven, hay's p = 2/256 becomes 7 * 2/256 > 0.05;
     # declared primary, it is tested alone and detected, whatever else the run includes.
     scores = _hay_and_variants()
-    one = run_inference(scores, baseline="rg", seed=SEED)
+    one = run_inference(scores, design(baseline="rg", seed=SEED))
     assert by_key(one, "hay", "rr", "all")["verdict"] == "tests disagree"
     assert by_key(one, "hay", "rr", "all")["holm_m"] == 7
     declared = run_inference(
-        scores, baseline="rg", seed=SEED, primary=["hay"], ablations={"hay-no-kw": "hay"}
+        scores, design(baseline="rg", seed=SEED, primary=["hay"], ablations={"hay-no-kw": "hay"})
     )
     hay = by_key(declared, "hay", "rr", "all")
     assert (hay["family"], hay["holm_m"], hay["p_holm"]) == ("primary", 1, 2 / 256)
@@ -436,10 +507,7 @@ def test_each_pair_has_one_verdict_across_declared_and_exploratory_families():
     scores = _hay_and_variants()
     result = run_inference(
         scores,
-        baseline="rg",
-        seed=SEED,
-        primary=["hay"],
-        ablations={"hay-no-kw": "hay"},
+        design(baseline="rg", seed=SEED, primary=["hay"], ablations={"hay-no-kw": "hay"}),
         all_pairs=True,
     )
     pair_family = {}
@@ -457,7 +525,8 @@ def test_a_variant_whose_full_tool_was_not_scored_is_secondary():
     scores = _hay_and_variants()
     without_hay = scores[scores["tool"] != "hay"]
     result = run_inference(
-        without_hay, baseline="rg", seed=SEED, primary=["hay"], ablations={"hay-no-kw": "hay"}
+        without_hay,
+        design(baseline="rg", seed=SEED, primary=["hay"], ablations={"hay-no-kw": "hay"}),
     )
     families = result["metadata"]["families"]
     assert families["primary"]["pairs"] == [] and families["ablation"]["pairs"] == []
@@ -466,12 +535,12 @@ def test_a_variant_whose_full_tool_was_not_scored_is_secondary():
 
 def test_the_baseline_cannot_be_a_primary_question():
     with pytest.raises(BenchError, match="primary names the baseline 'rg'"):
-        run_inference(_three_tools(), baseline="rg", seed=SEED, primary=["rg"])
+        run_inference(_three_tools(), design(baseline="rg", seed=SEED, primary=["rg"]))
 
 
 def test_unknown_baseline_is_named():
     with pytest.raises(BenchError, match="baseline tool 'grep' has no scores"):
-        run_inference(_three_tools(), baseline="grep", seed=SEED)
+        run_inference(_three_tools(), design(baseline="grep", seed=SEED))
 
 
 def test_thirteen_tools_thirty_queries_in_a_few_seconds():
@@ -479,7 +548,7 @@ def test_thirteen_tools_thirty_queries_in_a_few_seconds():
     ranks = {f"tool{i:02d}": list(rng.integers(0, 60, 30)) for i in range(13)}
     scores = make_scores(ranks, [bool(x) for x in rng.random(30) < 0.5])
     start = time.perf_counter()
-    result = run_inference(scores, baseline="tool00", seed=SEED)
+    result = run_inference(scores, design(baseline="tool00", seed=SEED))
     assert time.perf_counter() - start < 3.0
     assert len(result["comparisons"]) == 12 * len(METRICS) * len(SUBSETS)
 
@@ -495,13 +564,7 @@ def test_inference_script_writes_identical_files_twice(tmp_path):
                 scores=str(tmp_path / "scores.tsv"), health=str(tmp_path / "health.tsv")
             ),
             params=SimpleNamespace(
-                baseline="rg",
-                seed=SEED,
-                alpha=0.05,
-                resamples=2000,
-                min_queries=10,
-                primary=["hay"],
-                ablations={},
+                design=design(baseline="rg", seed=SEED, resamples=2000, primary=["hay"]).as_params()
             ),
             output=SimpleNamespace(
                 json=str(tmp_path / run / "inference.json"),
@@ -528,8 +591,10 @@ def test_the_minimum_query_rule_is_read_from_config_not_fixed():
     """Issue 14 item 1: one constant, overridable by config `min_queries`, decides "not
     evidence"; the report takes the verdict as written and never re-applies the rule."""
     scores = make_scores({"rg": [5] * 12, "hay": [1] * 12})
-    default = run_inference(scores, baseline="rg", seed=SEED, resamples=2000)
-    stricter = run_inference(scores, baseline="rg", seed=SEED, resamples=2000, min_queries=13)
+    default = run_inference(scores, design(baseline="rg", seed=SEED, resamples=2000))
+    stricter = run_inference(
+        scores, design(baseline="rg", seed=SEED, resamples=2000, min_queries=13)
+    )
     rr = [c for c in default["comparisons"] if c["metric"] == "rr" and c["subset"] == "all"]
     assert [c["verdict"] for c in rr] == ["detected better"]
     assert {c["verdict"] for c in stricter["comparisons"]} == {"not evidence"}
@@ -547,7 +612,7 @@ def test_a_tool_is_compared_only_on_the_queries_it_was_asked():
     lsp_rows = (scores["tool"] == "lsp") & ~scores["qid"].isin(asked)
     scores.loc[lsp_rows, "status"] = "not-applicable"
     scores.loc[scores["tool"] == "nolang", "status"] = "not-applicable"
-    result = run_inference(scores, baseline="rg", seed=SEED, resamples=2000)
+    result = run_inference(scores, design(baseline="rg", seed=SEED, resamples=2000))
     comp = by_key(result, "lsp", "rr", "all")
     assert (comp["n"], comp["not_applicable"], comp["applicable"]) == (25, 15, True)
     assert comp["mean_tool"] == 1.0 and comp["mean_base"] == 0.5  # on its 25 queries only

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import ir_measures
 import pandas as pd
 import pytest
+from design_fixture import design
 from ir_measures import RR, R, Success, nDCG
 
 from searchbench.errors import BenchError
@@ -428,14 +429,10 @@ def test_inference_names_a_scores_file_cut_before_the_baseline_rows(tmp_path):
         rule="inference",
         input=SimpleNamespace(scores=str(path)),
         params=SimpleNamespace(
-            baseline="rg",
             tools=list(TOOLS),
-            seed=1,
-            alpha=0.05,
-            resamples=1000,
-            min_queries=5,
-            primary=["hay"],
-            ablations={},
+            design=design(
+                baseline="rg", seed=1, resamples=1000, min_queries=5, primary=["hay"]
+            ).as_params(),
         ),
         output=SimpleNamespace(json=str(tmp_path / "i.json"), tsv=str(tmp_path / "i.tsv")),
         wildcards={"corpus": "fx", "track": "code"},

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from design_fixture import design
 
 from searchbench.artifacts import json_text
 from searchbench.errors import BenchError
@@ -27,7 +28,7 @@ from searchbench.pooled import (
 from searchbench.session import SessionRecord
 
 SEED = 5
-OPTIONS = {"metric": "rr", "baseline": "rg", "seed": SEED, "alpha": 0.05, "resamples": 400}
+OPTIONS = {"baseline": "rg", "seed": SEED, "alpha": 0.05, "resamples": 400}
 
 
 def corpus_scores(
@@ -69,10 +70,7 @@ def corpus(
     scores = corpus_scores(name, ranks, asked=kw.pop("asked", None))
     inference = run_inference(
         scores,
-        baseline="rg",
-        seed=SEED,
-        resamples=400,
-        primary=kw.pop("primary", ["hay"]),
+        design(baseline="rg", seed=SEED, resamples=400, primary=kw.pop("primary", ["hay"])),
         all_pairs=True,
         broken=broken,
     )
@@ -104,7 +102,7 @@ def test_corpora_weigh_equally_and_the_bootstrap_resamples_within_each():
     every resample is exactly 0.5 (resampling all queries together would spread it)."""
     small = corpus("a", {"rg": [1] * 10, "hay": [1] * 10})
     large = corpus("b", {"rg": [1] * 40, "hay": [0] * 40})
-    result = pooled_track([small, large], track="code", primary=["hay"], **OPTIONS)
+    result = pooled_track([small, large], design(track="code", primary=["hay"], **OPTIONS))
     hay = row(result, "hay")
     assert (hay["pooled"], hay["query_weighted"]) == (0.5, 0.2)
     assert (hay["ci_low"], hay["ci_high"]) == (0.5, 0.5)
@@ -115,7 +113,7 @@ def test_corpora_weigh_equally_and_the_bootstrap_resamples_within_each():
     assert [r["tool"] for r in result["leaderboard"]] == ["rg", "hay"]
     assert [r["rank"] for r in result["leaderboard"]] == [1, 2]
     tied = pooled_track([small, corpus("c", {"rg": [1] * 5, "hay": [1] * 5, "ag": [2] * 5})],
-                        track="code", **OPTIONS)  # fmt: skip
+                        design(track="code", **OPTIONS))  # fmt: skip
     assert [(r["tool"], r["rank"]) for r in tied["leaderboard"]] == [
         ("hay", 1),
         ("rg", 1),
@@ -145,7 +143,7 @@ def test_verdicts_follow_the_inference_rule_with_holm_within_each_family():
     # hay finds every answer first (better than rg), ctags nearly every one (the runner-up)
     better = {**ranks, "hay": [1] * 60, "ctags": [1] * 50 + [2] * 10}
     corpora = [corpus("a", better, primary=["hay", "ugrep"]), corpus("b", better)]
-    result = pooled_track(corpora, track="code", primary=["hay", "ugrep"], **OPTIONS)
+    result = pooled_track(corpora, design(track="code", primary=["hay", "ugrep"], **OPTIONS))
     by_tool = {(v["family"], v["tool"]): v for v in result["verdicts"]}
     hay, ugrep = by_tool[("primary", "hay")], by_tool[("primary", "ugrep")]
     assert hay["verdict"] == "detected better" and hay["ci_low"] > 0 and hay["queries"] == 120
@@ -175,7 +173,9 @@ def test_holm_adjusts_the_primary_family_as_the_inference_does():
         corpus("a", ranks),
         corpus("b", realistic(50, {"hay": 30, "ctags": 30, "ugrep": 30}, 3)),
     ]
-    result = pooled_track(corpora, track="code", primary=["hay", "ctags", "ugrep"], **OPTIONS)
+    result = pooled_track(
+        corpora, design(track="code", primary=["hay", "ctags", "ugrep"], **OPTIONS)
+    )
     primary = [v for v in result["verdicts"] if v["family"] == "primary"]
     assert [v["tool"] for v in primary] == ["ctags", "hay", "ugrep"]
     assert [v["p_holm"] for v in primary] == pytest.approx(holm([v["p"] for v in primary]))
@@ -187,7 +187,7 @@ def test_a_leader_pair_already_tested_as_primary_repeats_that_test():
     (one pair, one verdict), marked same_as primary."""
     ranks = {"rg": [2] * 30, "hay": [1] * 30, "grep": [3] * 30}
     result = pooled_track(
-        [corpus("a", ranks), corpus("b", ranks)], track="code", primary=["hay"], **OPTIONS
+        [corpus("a", ranks), corpus("b", ranks)], design(track="code", primary=["hay"], **OPTIONS)
     )
     primary, leader = result["verdicts"]
     assert (leader["family"], leader["same_as"], leader["tool"], leader["reference"]) == (
@@ -209,11 +209,9 @@ def test_a_language_server_is_pooled_and_compared_on_the_queries_it_was_asked():
     ]
     result = pooled_track(
         corpora,
-        track="code",
-        primary=["hay"],
+        design(track="code", primary=["hay"], **OPTIONS),
         languages={"pyls": ["py"], "gopls": ["go"]},
         off_track={"cscope-refs": ["usage"]},
-        **OPTIONS,
     )
     pyls = row(result, "pyls")
     assert pyls["queries"] == 20 and pyls["subset"] == "py queries only (20 of 40 on its corpora)"
@@ -237,7 +235,7 @@ def test_a_broken_corpus_leaves_the_tool_s_figure_and_its_comparison():
     ranks = {"rg": [2] * 20, "hay": [1] * 20}
     broken = {"hay": "12 of 20 queries failed (12 timeout), above the 20% allowed"}
     corpora = [corpus("a", ranks), corpus("b", {"rg": [2] * 20, "hay": [0] * 20}, broken=broken)]
-    result = pooled_track(corpora, track="code", primary=["hay"], **OPTIONS)
+    result = pooled_track(corpora, design(track="code", primary=["hay"], **OPTIONS))
     hay = row(result, "hay")
     assert hay["broken"] == ["b"] and hay["corpora"] == 1 and hay["pooled"] == 1.0
     assert (hay["wins"], hay["ties"], hay["losses"]) == (1, 0, 0)
@@ -246,7 +244,7 @@ def test_a_broken_corpus_leaves_the_tool_s_figure_and_its_comparison():
     assert verdict["excluded"] == [{"corpus": "b", "reason": f"broken: hay {broken['hay']}"}]
     # broken on every corpus: a row without a figure or rank, and a broken verdict
     both = [corpus("a", ranks, broken=broken), corpus("b", ranks, broken=broken)]
-    result = pooled_track(both, track="code", primary=["hay"], **OPTIONS)
+    result = pooled_track(both, design(track="code", primary=["hay"], **OPTIONS))
     assert (row(result, "hay")["pooled"], row(result, "hay")["rank"]) == (None, None)
     assert result["verdicts"][0]["verdict"] == "broken"
 
@@ -264,7 +262,7 @@ def test_cost_figures_are_medians_over_the_tool_s_corpora():
             index_seconds={"hay": 4.0},
         ),
     ]
-    result = pooled_track(corpora, track="code", **OPTIONS)
+    result = pooled_track(corpora, design(track="code", **OPTIONS))
     hay, rg = row(result, "hay"), row(result, "rg")
     assert (hay["median_seconds"], rg["median_seconds"]) == (0.03, 0.015)
     assert (hay["bytes_before_answer"], hay["bytes_read"]) == (20.0, 40.0)
@@ -307,10 +305,12 @@ def test_a_session_tool_s_index_time_is_its_session_s_ready_time():
 def test_same_inputs_give_the_same_bytes_and_the_seed_is_the_only_randomness():
     ranks = realistic(50, {"hay": 20, "ctags": 10}, seed=4)
     corpora = [corpus("a", ranks), corpus("b", realistic(30, {"hay": 9, "ctags": 4}, 6))]
-    text = json_text(pooled_track(corpora, track="code", primary=["hay"], **OPTIONS))
-    assert text == json_text(pooled_track(corpora, track="code", primary=["hay"], **OPTIONS))
+    text = json_text(pooled_track(corpora, design(track="code", primary=["hay"], **OPTIONS)))
+    assert text == json_text(
+        pooled_track(corpora, design(track="code", primary=["hay"], **OPTIONS))
+    )
     other = json_text(
-        pooled_track(corpora, track="code", primary=["hay"], **{**OPTIONS, "seed": 6})
+        pooled_track(corpora, design(track="code", primary=["hay"], **{**OPTIONS, "seed": 6}))
     )
     assert other != text
     keys = {
@@ -334,15 +334,15 @@ def test_same_inputs_give_the_same_bytes_and_the_seed_is_the_only_randomness():
 def test_bad_input_is_one_clear_line():
     ranks = {"rg": [1] * 12, "hay": [2] * 12}
     with pytest.raises(BenchError, match="the docs track was measured on no corpus"):
-        pooled_track([], track="docs", **OPTIONS)
+        pooled_track([], design(track="docs", **OPTIONS))
     with pytest.raises(BenchError, match="baseline tool 'ag' has no scores on the code track"):
-        pooled_track([corpus("a", ranks)], track="code", **{**OPTIONS, "baseline": "ag"})
+        pooled_track([corpus("a", ranks)], design(track="code", **{**OPTIONS, "baseline": "ag"}))
     stale = corpus("a", ranks)
     stale = CorpusInputs("a", stale.scores, {"comparisons": [], "pairs": []})
     with pytest.raises(
         BenchError, match="no comparison of hay with rg on rr over all queries; rerun the inference"
     ):
-        pooled_track([stale], track="code", **OPTIONS)
+        pooled_track([stale], design(track="code", **OPTIONS))
 
 
 # ------------------------------------------------------------------------------------ A/A
@@ -420,7 +420,7 @@ def test_the_runner_up_is_the_next_tool_asked_some_query_with_the_leader():
     nobody: set[int] = set()
     a = corpus("a", everyone, asked={"tagger": nobody}, primary=[])
     b = corpus("b", everyone, asked={"lsp": nobody}, primary=[])
-    result = pooled_track([a, b], track="code", primary=[], **OPTIONS)
+    result = pooled_track([a, b], design(track="code", primary=[], **OPTIONS))
     order = [r["tool"] for r in result["leaderboard"]]
     assert order[:3] == ["lsp", "tagger", "rg"]
     (leader,) = [v for v in result["verdicts"] if v["family"] == "leader"]

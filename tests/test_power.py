@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from design_fixture import design, schema_config
 from test_inference import make_scores
 
 from searchbench.errors import BenchError
@@ -32,6 +33,7 @@ from searchbench.power import (
     draw_samples,
     family_m,
     fewest_plus_signs,
+    low_end_above_zero,
     minimum_detectable,
     power_at,
     power_json,
@@ -106,6 +108,17 @@ def test_bootstrap_counts_give_the_inference_bootstrap_means():
     assert (counts.sum(axis=1) == 25).all()
 
 
+@pytest.mark.parametrize("rows", [1000, 999, 41, 2])
+def test_the_low_end_test_without_sorting_is_np_quantile_s(rows):
+    # integer sums around 0, so that every count of sums <= 0 occurs, the edge one included
+    rng = np.random.default_rng(rows)
+    centre = np.linspace(0.0, 40.0, 3000)  # the 2.5% point crosses 0 near 20
+    sums = np.rint(rng.normal(centre, 10.0, (rows, 3000)))
+    expected = np.quantile(sums, (1 - 0.95) / 2, axis=0) > 0.0
+    assert np.array_equal(low_end_above_zero(sums), expected)
+    assert 0 < expected.sum() < expected.size
+
+
 def test_bisection_finds_the_fewest_plus_signs_and_detection_is_monotone():
     pool = pool_of(0.75, [1.0, 0.5, 0.5, 1 / 3, 0.25, 0.1, 0.9], n=40)
     samples = draw_samples(pool, 40, 60, np.random.default_rng(5))
@@ -175,8 +188,8 @@ def test_power_rises_with_delta_and_with_n():
 
 def test_a_known_large_effect_has_an_mde_below_it_and_is_detected():
     scores = shifted_scores(200)
-    result = run_power(scores, baseline="rg", seed=SEED, settings=FAST)
-    inference = run_inference(scores, baseline="rg", seed=SEED)
+    result = run_power(scores, design(baseline="rg", seed=SEED), settings=FAST)
+    inference = run_inference(scores, design(baseline="rg", seed=SEED))
     (good,) = [
         c
         for c in inference["comparisons"]
@@ -188,8 +201,8 @@ def test_a_known_large_effect_has_an_mde_below_it_and_is_detected():
     secondary = inference["metadata"]["families"]["secondary"]
     assert result["holm_m"] == secondary["holm_m"]["rr"]["all"]
     # declared as the one primary question, "good" is tested alone: m = 1 in both
-    primary = run_power(scores, baseline="rg", seed=SEED, settings=FAST, primary=["good"])
-    declared = run_inference(scores, baseline="rg", seed=SEED, primary=["good"])
+    primary = run_power(scores, design(baseline="rg", seed=SEED, primary=["good"]), settings=FAST)
+    declared = run_inference(scores, design(baseline="rg", seed=SEED, primary=["good"]))
     assert (
         primary["holm_m"] == 1 == declared["metadata"]["families"]["primary"]["holm_m"]["rr"]["all"]
     )
@@ -203,10 +216,10 @@ def test_a_known_large_effect_has_an_mde_below_it_and_is_detected():
 
 
 def test_too_few_queries_or_nothing_differing_has_no_mde_and_says_why():
-    few = run_power(shifted_scores(8), baseline="rg", seed=SEED, settings=FAST)
+    few = run_power(shifted_scores(8), design(baseline="rg", seed=SEED), settings=FAST)
     assert few["mde"] is None and "fewer than 10 queries" in few["mde_note"]
     same = make_scores({"rg": [1, 2, 3] * 10, "twin": [1, 2, 3] * 10})
-    none = run_power(same, baseline="rg", seed=SEED, settings=FAST)
+    none = run_power(same, design(baseline="rg", seed=SEED), settings=FAST)
     assert none["mde"] is None and none["tie_share"] == 1.0
     assert "differs from the baseline's" in none["mde_note"]
     assert {p["power"] for p in none["power_curve"]} == {0.0}
@@ -217,7 +230,7 @@ def test_a_high_tie_share_makes_every_feasible_difference_undetectable():
     # feasible mean difference cannot reach 80% power
     base = [2] * 30
     scores = make_scores({"rg": base, "a": [1] + base[1:], "b": [1, 1] + base[2:]})
-    result = run_power(scores, baseline="rg", seed=SEED, settings=FAST)
+    result = run_power(scores, design(baseline="rg", seed=SEED), settings=FAST)
     assert result["mde"] is None and "no mean difference up to the largest" in result["mde_note"]
     assert result["tie_share"] == pytest.approx(57 / 60)
     assert result["holm_m"] == 1
@@ -228,7 +241,7 @@ def test_the_plan_gives_the_mde_at_other_sizes_and_the_queries_a_target_needs():
     from searchbench.power import PLAN_QUERIES, difference_pool, mde_at, queries_needed
 
     scores = shifted_scores(300)
-    result = run_power(scores, baseline="rg", seed=SEED, settings=FAST)
+    result = run_power(scores, design(baseline="rg", seed=SEED), settings=FAST)
     plan = {p["queries"]: p["mde"] for p in result["plan"]}
     assert tuple(plan) == PLAN_QUERIES
     assert plan[300] == result["mde"]  # the corpus's own size: the same simulation
@@ -277,9 +290,9 @@ def test_nan_or_duplicate_scores_are_a_clear_error():
 
 def test_same_seed_same_bytes_other_seed_other_draws():
     scores = shifted_scores(60)
-    first = power_json(run_power(scores, baseline="rg", seed=SEED, settings=FAST))
-    second = power_json(run_power(scores, baseline="rg", seed=SEED, settings=FAST))
-    other = power_json(run_power(scores, baseline="rg", seed=SEED + 1, settings=FAST))
+    first = power_json(run_power(scores, design(baseline="rg", seed=SEED), settings=FAST))
+    second = power_json(run_power(scores, design(baseline="rg", seed=SEED), settings=FAST))
+    other = power_json(run_power(scores, design(baseline="rg", seed=SEED + 1), settings=FAST))
     assert first == second and first != other
     doc = json.loads(first)
     meta = doc["metadata"]
@@ -295,7 +308,7 @@ def test_same_seed_same_bytes_other_seed_other_draws():
 def test_one_corpus_of_a_thousand_queries_gets_an_mde_and_a_plan():
     # Speed is the benchmark scripts' business, not a timed unit test's (the plan's extra
     # simulations take about 8 s here alone, 25 s on a shared machine).
-    result = run_power(shifted_scores(1000), baseline="rg", seed=SEED)
+    result = run_power(shifted_scores(1000), design(baseline="rg", seed=SEED))
     assert result["metadata"]["simulations"] == 1000
     assert result["mde"] is not None and result["plan"][-1]["mde"] < result["mde"]
 
@@ -307,12 +320,7 @@ def test_power_script_writes_identical_files_twice(tmp_path):
         snakemake = SimpleNamespace(
             input=SimpleNamespace(scores=str(tmp_path / "scores.tsv")),
             params=SimpleNamespace(
-                baseline="rg",
-                seed=SEED,
-                alpha=0.05,
-                resamples=10_000,
-                min_queries=10,
-                primary=["hay"],
+                design=design(baseline="rg", seed=SEED, primary=["hay"]).as_params()
             ),
             output=SimpleNamespace(json=str(tmp_path / run / "power.json")),
             wildcards={"corpus": "c", "track": "code"},
@@ -334,7 +342,7 @@ def test_mde_is_the_smallest_delta_with_enough_power():
 
 
 def test_written_power_json_round_trips(tmp_path):
-    result = run_power(shifted_scores(30), baseline="rg", seed=SEED, settings=FAST)
+    result = run_power(shifted_scores(30), design(baseline="rg", seed=SEED), settings=FAST)
     write_power(result, tmp_path / "power.json")
     assert json.loads((tmp_path / "power.json").read_text()) == json.loads(power_json(result))
 
@@ -367,15 +375,17 @@ def report_model(tmp_path: Path, variant: bool = False):
     write_scores(scores, out / "scores.tsv")
     inference = run_inference(
         scores,
-        baseline="rg",
-        seed=SEED,
-        resamples=2000,
+        design(
+            baseline="rg",
+            seed=SEED,
+            resamples=2000,
+            primary=["hay"],
+            ablations={"hay-x": "hay"} if variant else {},
+        ),
         all_pairs=True,
-        primary=["hay"],
-        ablations={"hay-x": "hay"} if variant else {},
     )
     write_inference(inference, out / "inference.json", out / "inference.tsv")
-    power = run_power(scores, baseline="rg", seed=SEED, settings=FAST)
+    power = run_power(scores, design(baseline="rg", seed=SEED), settings=FAST)
     write_power(power, out / "power.json")
     model = build_model(
         scores=[str(out / "scores.tsv")],
@@ -386,7 +396,7 @@ def report_model(tmp_path: Path, variant: bool = False):
         funnel=[str(fix / "alpha" / "code" / "funnel.tsv")],
         gt_audit=[str(fix / "alpha" / "code" / "gt_audit_summary.tsv")],
         fileset_audit=[str(fix / "alpha" / "fileset_audit.tsv")],
-        config={"seed": SEED, "baseline": "rg"},
+        config=schema_config(seed=SEED, baseline="rg"),
         config_hash="x",
         command="snakemake",
         power=[str(out / "power.json")],
@@ -482,7 +492,7 @@ def test_report_says_when_nothing_could_have_been_detected():
     assert "no feasible difference" in power_reading({"verdict": "not evidence", "diff": 0.3}, None)
     base = [2] * 30
     scores = make_scores({"rg": base, "a": [1] + base[1:]})
-    power = run_power(scores, baseline="rg", seed=SEED, settings=FAST)
+    power = run_power(scores, design(baseline="rg", seed=SEED), settings=FAST)
     sec = Section("c", "code", "rg", ["rg", "a"], [], set(), {}, {}, {}, {}, {})
     html = "".join(power_html(power, sec))
     assert "Minimum detectable MRR difference: none (no mean difference up to" in html

@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from design_fixture import design, schema_config
 from report_paths import build_model, build_report
 
 from searchbench.errors import BenchError
@@ -28,7 +29,8 @@ CORPORA = ("alpha", "tiny")
 METRICS = ("rr", "success10", "ndcg10", "recall10")
 DETECTED = {"detected better", "detected worse"}
 CHROMIUM = Path("/usr/bin/chromium")
-CONFIG = {"seed": 20261202, "baseline": "rg", "queries_per_corpus": 30}
+# the schema's defaults, as Snakemake's validation fills them in
+CONFIG = schema_config(seed=20261202, baseline="rg", queries_per_corpus=30)
 CONFIG_HASH = "3f2a9c0d1e"
 COMMAND = "snakemake --cores 2 results/report/index.html"
 
@@ -667,7 +669,7 @@ def test_all_pairs_table_is_antisymmetric(tmp_path: Path) -> None:
     scores = read_scores(FIX / "alpha" / "code" / "scores.tsv")
     inference_dir = tmp_path / "alpha" / "code"
     inference_dir.mkdir(parents=True)
-    result = run_inference(scores, baseline="rg", seed=1, resamples=2000, all_pairs=True)
+    result = run_inference(scores, design(baseline="rg", seed=1, resamples=2000), all_pairs=True)
     write_inference(result, inference_dir / "inference.json", inference_dir / "inference.tsv")
     paths = inputs()
     paths["inference"] = [str(inference_dir / "inference.json"), paths["inference"][1]]
@@ -857,6 +859,14 @@ def test_code_and_docs_side_by_side_and_unmeasured_docs_say_why(tmp_path: Path) 
     tiny.mkdir(parents=True)
     (tiny / "declared_in_code.tsv").write_text("qid\tquery\tdeclared_in_code\nt-1\tx_y\tno\n")
     (tiny / "funnel.tsv").write_text("step\tcount\ndeclarations\t4\nsampled\t1\n")
+    # the heading words (track words): their own funnel, never pooled with the tokens
+    words = tmp_path / "results" / "tiny" / "words"
+    words.mkdir(parents=True)
+    (words / "declared_in_code.tsv").write_text(
+        "qid\tquery\tdeclared_in_code\ntiny-words-0001\tCaching\tno\n"
+        "tiny-words-0002\tPrompting\tyes\n"
+    )
+    (words / "funnel.tsv").write_text("step\tcount\nheading-words\t9\nsampled\t2\n")
     out = tmp_path / "out"
     build_report(
         **{
@@ -866,6 +876,8 @@ def test_code_and_docs_side_by_side_and_unmeasured_docs_say_why(tmp_path: Path) 
         },
         docs_funnel=[str(docs / "funnel.tsv"), str(tiny / "funnel.tsv")],
         declared_in_code=[str(docs / "declared_in_code.tsv"), str(tiny / "declared_in_code.tsv")],
+        words_funnel=[str(words / "funnel.tsv")],
+        words_declared=[str(words / "declared_in_code.tsv")],
         config=CONFIG,
         config_hash=CONFIG_HASH,
         command=COMMAND,
@@ -880,10 +892,16 @@ def test_code_and_docs_side_by_side_and_unmeasured_docs_say_why(tmp_path: Path) 
     assert alpha[4] == alpha[8] == comp["verdict"]
     assert alpha[9].strip() == f"3 of {len(qids)}"
     assert "not measured: 1 queries (< 30)" in rows["tiny"]
-    assert (
-        "## Docs track: corpora not measured" in md and "- tiny: declarations 4 → sampled 1" in md
-    )
-    assert f"3 of {len(qids)} ({3 / len(qids):.0%}) are also declared in the code" in html
+    # heading words beside the identifier tokens, in their own columns
+    tiny_cells = rows["tiny"].strip("|").split(" | ")
+    assert tiny_cells[5].startswith("not measured: 1 queries")  # identifier tokens
+    assert tiny_cells[10].startswith("not measured: 2 queries")  # heading words
+    assert alpha[10].startswith("not measured: 0 queries")
+    assert "## Docs track: corpora not measured" in md
+    assert "- tiny (identifier tokens): declarations 4 → sampled 1" in md
+    assert "- tiny (heading words): heading-words 9 → sampled 2" in md
+    assert f"{len(qids)} queries, 3 ({3 / len(qids):.0%}) are also declared in the code" in html
+    assert "Heading words (measured apart): not drawn." in html  # alpha drew none
     assert 'id="alpha-docs"' in html and "Docs track: corpora not measured" in html
 
 
@@ -987,7 +1005,6 @@ def usage_track(root: Path) -> tuple[dict, dict]:
     with 3 right files each; hay lists all three first (recall@10 = 1); rg lists two of them
     on the first page for the first 6 questions (2/3) and one for the other 6 (1/3)."""
     from searchbench.inference import run_inference, write_inference
-    from searchbench.measures import primary_metric_of
     from searchbench.metrics import score_tools, write_scores
     from searchbench.trec import write_qrels
 
@@ -1016,11 +1033,7 @@ def usage_track(root: Path) -> tuple[dict, dict]:
     (track / "funnel.tsv").write_text("step\tcount\nused names\t40\nsampled\t12\n")
     result = run_inference(
         scores,
-        baseline="rg",
-        seed=CONFIG["seed"],
-        resamples=2000,
-        primary=["hay"],
-        primary_metric=primary_metric_of("usage"),
+        design(track="usage", baseline="rg", seed=CONFIG["seed"], resamples=2000, primary=["hay"]),
         context={"corpus": "alpha", "track": "usage"},
     )
     write_inference(result, track / "inference.json", track / "inference.tsv")
@@ -1088,3 +1101,49 @@ def test_every_verdict_has_its_own_colour() -> None:
 
     assert set(VERDICT_COLOURS) == set(VERDICTS)
     assert len(set(VERDICT_COLOURS.values())) == len(VERDICTS)
+
+
+def test_heading_words_are_a_section_and_columns_beside_the_identifier_tokens(
+    tmp_path: Path,
+) -> None:
+    """Issue 36 item 2: the heading words (track words) are measured on their own and shown
+    beside the docs track's identifier tokens, each figure under its class, never pooled."""
+    base = inputs()
+    code = FIX / "alpha" / "code"
+    paths: dict[str, list[str]] = {"scores": list(base["scores"]), "inference": []}
+    for track in ("docs", "words"):
+        out_dir = tmp_path / "results" / "alpha" / track
+        out_dir.mkdir(parents=True)
+        (out_dir / "scores.tsv").write_text((code / "scores.tsv").read_text())
+        (out_dir / "inference.json").write_text(
+            (code / "inference.json").read_text().replace('"track": "code"', f'"track": "{track}"')
+        )
+        paths["scores"].append(str(out_dir / "scores.tsv"))
+        paths["inference"].append(str(out_dir / "inference.json"))
+    words = tmp_path / "results" / "alpha" / "words"
+    (words / "funnel.tsv").write_text("step\tcount\nheading-words\t80\nsampled\t30\n")
+    out = tmp_path / "out"
+    build_report(
+        **{
+            **base,
+            "scores": paths["scores"],
+            "inference": [*base["inference"], *paths["inference"]],
+        },
+        words_funnel=[str(words / "funnel.tsv")],
+        config=CONFIG,
+        config_hash=CONFIG_HASH,
+        command=COMMAND,
+        **outputs(out),
+    )
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    html = (out / "index.html").read_text(encoding="utf-8")
+    header = next(line for line in md.splitlines() if line.startswith("| corpus | code n"))
+    assert header.split(" | ")[10:12] == ["heading words n", "heading words trivial"]
+    alpha = next(line for line in md.splitlines() if line.startswith("| alpha |"))
+    cells = alpha.strip("|").split(" | ")
+    n = str(len({r["qid"] for r in fixture_scores("alpha")}))
+    comp = fixture_comparisons("alpha")[("hay", "rr", "all")]
+    assert cells[5] == cells[10] == n  # docs n, heading words n: side by side
+    assert cells[8] == cells[13].strip() == comp["verdict"]
+    assert 'id="alpha-docs"' in html and 'id="alpha-words"' in html
+    assert "Heading words (measured apart): heading-words 80 → sampled 30." in html

@@ -286,9 +286,10 @@ def test_where_this_benchmark_is_wrong_names_the_tracks_that_ran(tmp_path: Path)
     text = "\n".join(weaknesses.paragraphs(model))
     measured = text.split("Measured here: ")[1].split(";")[0:2]
     assert measured == ["code (where is this name declared?)", " usage (where is this used?)"]
-    assert "Not measured in this run: docs (which document is about this word?); behaviour" in (
-        text
-    )
+    assert (
+        "Not measured in this run: docs (which document is about this word?); words (which "
+        "document is about this plain heading word?); behaviour"
+    ) in text
     assert '"Where is this used?"' not in text
     assert "Could not run: bsd-grep (why: Tools skipped); none broke; " in text
     assert "not repeatable: ugrep (code)" in text

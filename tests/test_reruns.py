@@ -376,6 +376,8 @@ def corpus_jobs(corpus: str, tools: tuple[str, ...] = ("grep", "hay", "rg", "wra
         # the docs track's queries; its runs follow only with enough of them (a checkpoint)
         job("doc_headings", corpus=corpus),
         job("doc_queries", corpus=corpus),
+        # the heading words, the docs track's second token class (track words), likewise
+        job("word_queries", corpus=corpus),
         # the usage track's, likewise (too few uses here: it is not measured)
         job("uses", corpus=corpus),
         job("usage_queries", corpus=corpus),
@@ -434,7 +436,7 @@ def _query_jobs() -> set[Job]:
         {
             job(rule, corpus=c)
             for c in CORPORA
-            for rule in ("queries", "gt_audit", "doc_queries", "usage_queries")
+            for rule in ("queries", "gt_audit", "doc_queries", "word_queries", "usage_queries")
         }
         | {job("search", corpus=c, track="code", tool=t) for c in CORPORA for t in TOOLS}
         | {job("run_metadata", corpus=c, track="code", tool=t) for c in CORPORA for t in TOOLS}

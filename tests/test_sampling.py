@@ -9,6 +9,7 @@ import pytest
 from searchbench import sampling
 from searchbench.errors import BenchError
 from searchbench.paths import decode_path
+from searchbench.symbols import UNSEEN_COLUMNS
 from searchbench.trec import read_qrels
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sampling"
@@ -190,7 +191,7 @@ def test_sample_does_not_depend_on_row_order_at_scale(tmp_path):
     (tmp_path / "pkg").mkdir()
     for path in set(table["path"]):
         (tmp_path / path).write_text("package pkg\n")
-    empty = pd.DataFrame(columns=sampling.UNSEEN_COLUMNS)
+    empty = pd.DataFrame(columns=UNSEEN_COLUMNS)
     samples = []
     for shuffle_seed in range(4):
         shuffled = table.sample(frac=1, random_state=shuffle_seed).reset_index(drop=True)

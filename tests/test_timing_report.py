@@ -4,6 +4,7 @@ import json
 import shutil
 from pathlib import Path
 
+from design_fixture import schema_config
 from report_paths import build_model, build_report
 
 from searchbench.report.charts import section_charts
@@ -14,7 +15,7 @@ from searchbench.report.summaries import timing_summary
 FIX = Path(__file__).resolve().parent / "fixtures" / "report" / "results"
 CORPORA = ("alpha", "tiny")
 TIMING_ON = {"enabled": True, "warmups": 1, "repeats": 3, "budget_seconds": 60}
-BASE = {"seed": 20261202, "baseline": "rg", "queries_per_corpus": 30}
+BASE = schema_config(seed=20261202, baseline="rg", queries_per_corpus=30)
 
 
 def inputs(timing: list[str]) -> dict:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from design_fixture import design, schema_config
 
 from searchbench.errors import BenchError
 from searchbench.health import (
@@ -192,8 +193,10 @@ def scores_frame(n: int = 12) -> pd.DataFrame:
 
 def test_a_broken_tool_takes_no_verdict_and_leaves_holm():
     broken = {"exit3": "12 of 12 queries failed (12 error), above the 20% allowed"}
-    healthy = run_inference(scores_frame(), baseline="rg", seed=1, all_pairs=True)
-    result = run_inference(scores_frame(), baseline="rg", seed=1, all_pairs=True, broken=broken)
+    healthy = run_inference(scores_frame(), design(baseline="rg", seed=1), all_pairs=True)
+    result = run_inference(
+        scores_frame(), design(baseline="rg", seed=1), all_pairs=True, broken=broken
+    )
     before = {(c["tool"], c["metric"]): c for c in healthy["comparisons"] if c["subset"] == "all"}
     after = {(c["tool"], c["metric"]): c for c in result["comparisons"] if c["subset"] == "all"}
     assert before[("exit3", "rr")]["verdict"] == "detected worse"  # what it read before
@@ -249,10 +252,10 @@ def test_the_report_says_which_tools_broke_and_counts_their_failures(tmp_path):
     ]
     (track / "health.tsv").write_text(health_text(health))
     broken = broken_tools(read_health(track / "health.tsv"))
-    result = run_inference(scores_frame(), baseline="rg", seed=1, broken=broken)
+    result = run_inference(scores_frame(), design(baseline="rg", seed=1), broken=broken)
     (track / "inference.json").write_text(json.dumps(result))
     inputs = ReportInputs.from_paths(
-        {"baseline": "rg", "timing": {"enabled": False}},
+        schema_config(baseline="rg", timing={"enabled": False}),
         "hash",
         "cmd",
         scores=[str(track / "scores.tsv")],

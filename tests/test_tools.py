@@ -428,10 +428,10 @@ def test_a_grep_that_is_ugrep_stops_resolution_naming_the_binary_and_its_target(
 
 def test_every_tool_names_its_family_and_an_unknown_family_is_refused(tmp_path):
     """Issue 16: the report names the best tool of each family, so every entry has one."""
-    from searchbench.tools import FAMILIES
+    from searchbench.tools import TOOL_FAMILIES
 
     specs = load_tools(TOOLS_YAML)
-    assert {s.family for s in specs.values()} <= set(FAMILIES)
+    assert {s.family for s in specs.values()} <= set(TOOL_FAMILIES)
     assert specs["hay-no-definition"].family == "ranker-under-test"
     assert specs["ctags"].family == "tag-index" and specs["ast-grep"].family == "structural"
     entry = {"binary": "rg", "argv": ["{binary}", "-e", "{query}"], "output": "grep-null"}

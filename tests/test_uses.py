@@ -306,7 +306,7 @@ def test_uses_resolve_within_a_language_family():
             ("open", "cpp", "b.cc", "1", "cpp-call"),
             ("open", "python", "c.py", "1", "python-call"),
         ],
-        columns=usage_queries.USES_COLUMNS,
+        columns=uses.USES_COLUMNS,
     )
     found = usage_queries.use_files(table, ["open"])
     assert found == {("open", "c"): ["a.c", "b.cc"], ("open", "python"): ["c.py"]}

@@ -178,8 +178,20 @@ def rg_argv(rg: str, symbol: str, paths: list[str], word: bool) -> list[str]:
 
 def rg_files_argv(rg: str, paths: list[str]) -> list[str]:
     """The files a search reads: matching the empty pattern skips what rg skips (binaries),
-    which `rg --files` would list."""
-    return [rg, *RG_FILE_SET, "--files-with-matches", "--null", "--regexp", "", "--", *paths]
+    which `rg --files` would list. Sorted by path: rg's parallel walk lists in a different
+    order each time, and the listing is an artifact (filesets/hay.txt) that must not vary."""
+    return [
+        rg,
+        *RG_FILE_SET,
+        "--sort",
+        "path",
+        "--files-with-matches",
+        "--null",
+        "--regexp",
+        "",
+        "--",
+        *paths,
+    ]
 
 
 def spawn(argv: list[str]) -> tuple[int, int]:

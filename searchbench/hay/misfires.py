@@ -23,7 +23,7 @@ from searchbench.hay.signals import (
     is_prose_file,
     word_before,
 )
-from searchbench.symbols import SYMBOLS_HEADER
+from searchbench.symbols import SYMBOL_COLUMNS
 
 _CALL = re.compile(rb"([A-Za-z_$][\w$]*)\s*(?:<[^()]*>\s*)?\(")
 # Derivation rule for the exclusion list: a word is excluded when it fired falsely on code
@@ -42,7 +42,7 @@ class Tally:
 
 
 def read_symbols(path: Path) -> list[dict[str, str]]:
-    return read_tsv(path, SYMBOLS_HEADER)
+    return read_tsv(path, SYMBOL_COLUMNS)
 
 
 def ctags_symbols(root: Path, ctags: str = "ctags") -> list[dict[str, str]]:

@@ -38,6 +38,8 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
     "gt_audit": ("results/{corpus}/code/gt_audit_summary.tsv", "corpus"),
     "docs_funnel": ("results/{corpus}/docs/funnel.tsv", "corpus"),
     "declared_in_code": ("results/{corpus}/docs/declared_in_code.tsv", "corpus"),
+    "words_funnel": ("results/{corpus}/words/funnel.tsv", "corpus"),
+    "words_declared": ("results/{corpus}/words/declared_in_code.tsv", "corpus"),
     "usage_funnel": ("results/{corpus}/usage/funnel.tsv", "corpus"),
     "usage_audit": ("results/{corpus}/usage/audit.tsv", "corpus"),
     "behaviour_funnel": ("results/{corpus}/behaviour/funnel.tsv", "behaviour corpus"),
@@ -62,7 +64,7 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
 PER_TRACK = frozenset({"track", "track, fast-path tool", "pooled track"})
 # An optional track's per-track inputs are separate rule inputs named "{track}_{name}" (each
 # waits on its track's checkpoint); the code track's carry the artifact's own name.
-OPTIONAL_TRACKS = ("docs", "usage", "behaviour")
+OPTIONAL_TRACKS = ("docs", "words", "usage", "behaviour")
 
 
 def wildcards_of(pattern: str) -> list[str]:

@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from searchbench.artifacts import read_json, read_tsv
+from searchbench.design import Design
 from searchbench.errors import BenchError
 from searchbench.gt_audit import SUMMARY_COLUMNS
 from searchbench.headings import DECLARED_COLUMNS
 from searchbench.health import read_health
-from searchbench.measures import MIN_QUERIES, SUBSETS, TRACKS, primary_metric_of
+from searchbench.measures import SUBSETS, TRACKS, primary_metric_of
 from searchbench.metrics import SCORE_COLUMNS
 from searchbench.report.fmt import METRICS, as_float
 from searchbench.report.inputs import ReportInputs
@@ -111,18 +112,26 @@ class Model:
     config: dict[str, Any]
     config_hash: str
     command: str
-    min_queries: int
-    alpha: float
+    # the run's statistics; each section reads its track's primary metric from its inference
+    design: Design
+    alpha: float  # the one the inference used
     pairs: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     power: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     timing_enabled: bool = True  # false: the run measured quality only
     # the docs track's funnel and declared-in-code table, by corpus (measured or not)
     docs_funnel: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     declared_in_code: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    # the docs track's second token class, heading words (track `words`)
+    words_funnel: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    words_declared: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     # every input path by key: a section may read an artifact only it shows (sections/runs.py)
     sources: ReportInputs = field(default_factory=ReportInputs.empty)
     # track -> its pooled leaderboard, verdicts and forest (report/pooled.py), track order
     pooled: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def min_queries(self) -> int:
+        return self.design.min_queries
 
 
 def build_section(
@@ -208,9 +217,9 @@ def read_timing(inputs: ReportInputs) -> dict[str, dict[str, dict[str, Any]]]:
 def build_model(inputs: ReportInputs) -> Model:
     """Read every input and compute what the report shows."""
     config = inputs.config
-    sections, alpha = read_sections(
-        inputs, str(config.get("baseline", "rg")), float(config.get("alpha", 0.05))
-    )
+    # run-wide values only (any track would do): a section's metric is its inference's
+    design = Design.from_config(config, TRACKS[0])
+    sections, alpha = read_sections(inputs, design.baseline, design.alpha)
     # With timing off, timing tables given anyway are neither read nor listed as inputs.
     unread = set() if timing_enabled(config) else set(inputs.keyed("timing").values())
     tools = inputs.one("tools")
@@ -231,13 +240,15 @@ def build_model(inputs: ReportInputs) -> Model:
         config=config,
         config_hash=inputs.config_hash,
         command=inputs.command,
-        min_queries=int(config.get("min_queries", MIN_QUERIES)),  # for notes; verdicts are read
+        design=design,  # min_queries for notes; verdicts are read
         alpha=alpha,
         pairs={k: read_json(p).get("pairs", []) for k, p in inputs.keyed("inference").items()},
         power={key: read_json(path) for key, path in inputs.keyed("power").items()},
         timing_enabled=timing_enabled(config),
         docs_funnel=read_rows(inputs, "docs_funnel", FUNNEL_COLUMNS),
         declared_in_code=read_rows(inputs, "declared_in_code", DECLARED_COLUMNS),
+        words_funnel=read_rows(inputs, "words_funnel", FUNNEL_COLUMNS),
+        words_declared=read_rows(inputs, "words_declared", DECLARED_COLUMNS),
         sources=inputs,
         pooled=read_pooled(inputs),
     )

@@ -9,6 +9,8 @@ from searchbench.report.fmt import esc
 from searchbench.report.model import Model
 from searchbench.report.sections import SECTIONS
 
+# Held here, not in a template file: rule `report` reruns on a change to the modules its
+# script imports (rerun_on_code), and a .css or .html file beside them would escape that.
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5em auto;
 max-width:1480px;color:#222;padding:0 1em}

@@ -6,8 +6,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from searchbench.metrics import NOT_APPLICABLE
 from searchbench.report.fmt import METRICS, as_bool, as_float, mean, median, present
+from searchbench.statuses import ERROR, NO_MATCH, NOT_APPLICABLE, TIMEOUT
 
 RANK_BUCKETS = ("1", "2-3", "4-10", ">10", "absent")
 
@@ -86,9 +86,9 @@ def cost_summary(rows: Sequence[dict[str, str]]) -> dict[str, dict[str, Any]]:
             "queries": len(sel),
             "not_applicable": len(mine) - len(sel),
             "found": len(found),
-            "no_match": statuses.count("no-match"),
-            "error": statuses.count("error"),
-            "timeout": statuses.count("timeout"),
+            "no_match": statuses.count(NO_MATCH),
+            "error": statuses.count(ERROR),
+            "timeout": statuses.count(TIMEOUT),
             "returned": median([as_float(r["returned"]) for r in sel]),
             "lines_before": median(present(r["lines_before"] for r in found)),
             "bytes_before": median(present(r["bytes_before"] for r in found)),

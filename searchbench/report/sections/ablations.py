@@ -5,18 +5,29 @@ from __future__ import annotations
 
 from searchbench.ablations import COLUMNS
 from searchbench.artifacts import read_tsv
+from searchbench.measures import METRIC_LABELS, PRIMARY_METRIC, primary_metric_of
 from searchbench.report.charts import Page
 from searchbench.report.fmt import esc, fmt_ci, fmt_p, fmt_signed, html_table, md_table
 from searchbench.report.model import Model
 
 TITLE = "What each hay signal is worth"
+LABELS = dict(METRIC_LABELS)
 NOTE = (
     "Each ablation variant switches signals off; its comparison with the full tool (the "
     "ablation family, same paired tests, Holm within the family) is read here as the signals' "
-    "worth: full − variant MRR over all queries, with its 95% interval. 'signal helps': the "
-    "variant is detected worse; 'signal hurts': detected better. Rows: corpus-wide (all) and "
-    "per language where a corpus has several; pooled: every corpus of the track together."
+    "worth: full − variant {metric} over all queries, with its 95% interval. 'signal helps': "
+    "the variant is detected worse; 'signal hurts': detected better. Rows: corpus-wide (all) "
+    "and per language where a corpus has several; pooled: every corpus of the track together."
 )
+
+
+def note(found: list[dict[str, str]]) -> str:
+    """The note, naming the metric of each track shown: MRR, or the track's own."""
+    others = sorted({r["track"] for r in found if primary_metric_of(r["track"]) != PRIMARY_METRIC})
+    metric = LABELS[PRIMARY_METRIC]
+    if others:
+        metric += " (" + "; ".join(f"{LABELS[primary_metric_of(t)]} on {t}" for t in others) + ")"
+    return NOTE.format(metric=metric)
 
 
 def rows(model: Model) -> list[dict[str, str]]:
@@ -62,7 +73,7 @@ def html(page: Page) -> list[str]:
     if not found:
         return []
     header, body = table(found)
-    return [f'<h2 id="ablations">{esc(TITLE)}</h2>', f"<p>{esc(NOTE)}</p>",
+    return [f'<h2 id="ablations">{esc(TITLE)}</h2>', f"<p>{esc(note(found))}</p>",
             '<div class="scroll">' + html_table(header, body, name_cols=4) + "</div>"]  # fmt: skip
 
 
@@ -71,4 +82,4 @@ def markdown(model: Model) -> list[str]:
     if not found:
         return []
     header, body = table(found)
-    return [f"## {TITLE}\n", NOTE + "\n", md_table(header, body)]
+    return [f"## {TITLE}\n", note(found) + "\n", md_table(header, body)]

@@ -36,6 +36,7 @@ def word_match_note(model: Model) -> str | None:
 TRACK_QUESTIONS = {
     "code": "where is this name declared?",
     "docs": "which document is about this word?",
+    "words": "which document is about this plain heading word?",
     "usage": "where is this used?",
     "behaviour": "what a coding agent searched for",
 }

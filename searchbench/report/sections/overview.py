@@ -9,6 +9,7 @@ from searchbench.measures import DETECTED
 from searchbench.report.charts import Page
 from searchbench.report.fmt import esc, fmt_ci, fmt_num, fmt_signed, html_table, md_table
 from searchbench.report.model import Model, Section
+from searchbench.statuses import ERROR, STOPPED, TIMEOUT
 
 OVERVIEW_TOOL = "hay"  # the ranker this benchmark ships, read against the baseline
 
@@ -17,9 +18,14 @@ def docs_min_queries(model: Model) -> int:
     return int((model.config.get("docs") or {}).get("min_queries", 30))
 
 
-def declared_share(model: Model, corpus: str) -> tuple[int, int]:
-    """(docs queries also declared in the code, docs queries)."""
-    rows = model.declared_in_code.get(corpus, [])
+def declared_rows(model: Model, track: str) -> dict[str, list[dict[str, str]]]:
+    """declared_in_code.tsv of a docs class: identifier tokens (docs) or heading words."""
+    return model.words_declared if track == "words" else model.declared_in_code
+
+
+def declared_share(model: Model, corpus: str, track: str = "docs") -> tuple[int, int]:
+    """(docs queries of one class also declared in the code, its docs queries)."""
+    rows = declared_rows(model, track).get(corpus, [])
     return sum(r.get("declared_in_code") == "yes" for r in rows), len(rows)
 
 
@@ -28,7 +34,7 @@ def track_cells(model: Model, corpus: str, track: str) -> list[str]:
     track that was not measured says why in the first cell."""
     sec = next((s for s in model.sections if (s.corpus, s.track) == (corpus, track)), None)
     if sec is None:
-        drawn = len(model.declared_in_code.get(corpus, []))
+        drawn = len(declared_rows(model, track).get(corpus, []))
         why = f"not measured: {drawn} queries (< {docs_min_queries(model)})"
         return [why, "", "", ""]
     share = len(sec.trivial) / len(sec.qids) if sec.qids else 0.0
@@ -47,7 +53,7 @@ def overview_rows(model: Model) -> list[list[str]]:
         declared = f"{shared} of {drawn}" if drawn else "-"
         rows.append(
             [corpus, *track_cells(model, corpus, "code"), *track_cells(model, corpus, "docs")]
-            + [declared]
+            + [declared, *track_cells(model, corpus, "words")]
         )
     return rows
 
@@ -63,11 +69,15 @@ OVERVIEW_HEADER = [
     f"docs {OVERVIEW_TOOL} − baseline MRR [95% CI]",
     "docs verdict",
     "docs queries declared in code",
+    "heading words n",
+    "heading words trivial",
+    f"heading words {OVERVIEW_TOOL} − baseline MRR [95% CI]",
+    "heading words verdict",
 ]
 
 
 def overview_note(model: Model) -> str:
-    baseline = str(model.config.get("baseline", "rg"))
+    baseline = model.design.baseline
     return (
         f"Code and docs side by side: {OVERVIEW_TOOL} against {baseline} on MRR, all queries. "
         "The code track's answers are declarations, which a definition prior is built to put "
@@ -75,7 +85,9 @@ def overview_note(model: Model) -> str:
         "where such a prior may lose. A docs track with fewer than "
         f"{docs_min_queries(model)} queries is not measured (its funnel is in its section or "
         "below). Docs queries also declared in code stay in: finding the code first is the "
-        "trap the track measures."
+        "trap the track measures. Heading words (plain words of a heading: `Caching`) are the "
+        "docs track's second token class, drawn, measured and pooled on their own (track "
+        "words), never with the identifier tokens."
     )
 
 
@@ -135,7 +147,7 @@ def matrix(model: Model) -> tuple[list[str], list[list[tuple[str, bool]]]]:
 
 
 def model_baseline(model: Model) -> str:
-    return str(model.config.get("baseline", "rg"))
+    return model.design.baseline
 
 
 def emphasis(text: str, bold: bool) -> str:
@@ -180,7 +192,7 @@ def health_rows(model: Model) -> list[list[str]]:
             h = sec.health.get(tool)
             if h is None or (h["failures"] == "0" and h["unparsed_lines"] == "0"):
                 continue
-            counts = [h[k] for k in ("asked", "error", "timeout", "stopped", "unparsed_lines")]
+            counts = [h[k] for k in ("asked", ERROR, TIMEOUT, STOPPED, "unparsed_lines")]
             share = f"{float(h['failure_share']):.0%}"
             rows.append(
                 [sec.key, tool, *counts, h["unparsed_no_match"], h["foreign_paths"], share]

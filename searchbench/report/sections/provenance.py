@@ -58,8 +58,8 @@ def provenance_html(model: Model) -> str:
         "<p>Reproduce this report with:</p>"
         f"<pre>{esc(model.command)}</pre>"
         f"<p>config hash <code>{esc(model.config_hash)}</code>, seed "
-        f"<code>{esc(model.config.get('seed'))}</code>, baseline "
-        f"<code>{esc(model.config.get('baseline', ''))}</code>, code commit "
+        f"<code>{esc(model.design.seed)}</code>, baseline "
+        f"<code>{esc(model.design.baseline)}</code>, code commit "
         f"<code>{esc(model.sources.commit or 'not recorded')}</code>.</p>"
         f"<p>{esc(published(model))}</p>"
     )
@@ -123,7 +123,7 @@ def html(page: Page) -> list[str]:
 def markdown(model: Model) -> list[str]:
     return [
         "## Provenance\n",
-        f"- config hash: `{model.config_hash}`\n- seed: `{model.config.get('seed')}`\n"
+        f"- config hash: `{model.config_hash}`\n- seed: `{model.design.seed}`\n"
         f"- command: `{model.command}`\n"
         f"- code commit: `{model.sources.commit or 'not recorded'}`\n",
         published(model) + "\n",

@@ -18,7 +18,7 @@ from searchbench.transcripts import REPORT_COLUMNS
 from searchbench.trec import read_qrels
 from searchbench.usage_queries import AUDIT_COLUMNS
 
-TRACK_ORDER = ("code", "docs", "usage", "behaviour")
+TRACK_ORDER = ("code", "docs", "words", "usage", "behaviour")
 LABELS = dict(METRIC_LABELS)
 # Shown beside the primary metric where a question has several right files: how many of them
 # reach the first page, whatever their order on it.

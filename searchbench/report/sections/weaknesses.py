@@ -16,7 +16,7 @@ from searchbench.report.fmt import as_float, esc
 from searchbench.report.model import Model
 from searchbench.report.sections.intro import TRACK_QUESTIONS, measured_tracks
 from searchbench.report.sections.overview import OVERVIEW_TOOL
-from searchbench.sampling import UNSEEN_COLUMNS
+from searchbench.symbols import UNSEEN_COLUMNS
 
 TITLE = "Where this benchmark is wrong"
 

@@ -1,10 +1,17 @@
-"""Publish this configuration's run into evidence/RUN_NAME/ (searchbench/evidence.py)."""
+"""Publish this configuration's run into evidence/RUN_NAME/ (rule `publish_evidence`,
+searchbench/evidence.py)."""
 
 import os
 from pathlib import Path
 
 from searchbench.artifacts import read_json
-from searchbench.evidence import copy_summary, machine_paths_relative, provenance, write_evidence
+from searchbench.evidence import (
+    copy_summary,
+    linked_folders,
+    machine_paths_relative,
+    provenance,
+    write_evidence,
+)
 from searchbench.scriptmain import run_script
 
 
@@ -22,9 +29,10 @@ def main(smk) -> None:
         hosts={c: read_json(p) for c, p in zip(params.hosts_by, smk.input.hosts, strict=True)},
     )
     folders = [str(params.repository), os.getcwd()]  # the job runs in the run's directory
+    linked = linked_folders(Path(str(params.repository)))
 
     def relative(value):
-        return machine_paths_relative(value, folders, str(Path.home()))
+        return machine_paths_relative(value, folders, str(Path.home()), linked)
 
     record = relative(record)
     write_evidence(

@@ -1,0 +1,49 @@
+"""Scan one shard of a corpus's files for declarations (rule `symbols_shard`); the rule
+`symbols` gathers the shards into symbols.tsv and unseen.tsv (scripts/symbols.py)."""
+
+import logging
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
+
+from searchbench.corpora import corpus_tree  # noqa: E402
+from searchbench.fileset import load_languages, read_files_tsv  # noqa: E402
+from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.symbols import (  # noqa: E402
+    scan_symbols,
+    shard_files,
+    write_symbols_tsv,
+    write_unseen_tsv,
+)
+
+
+def main(smk) -> None:
+    shard, shards = int(smk.wildcards.shard), int(smk.wildcards.shards)
+    files = shard_files(read_files_tsv(Path(smk.input.files)), shard, shards)
+    languages = load_languages(Path(smk.params.languages_file))
+    started = time.monotonic()
+    symbols, unseen = scan_symbols(
+        corpus_tree(smk.input.root),
+        files,
+        Path(smk.params.rules_dir),
+        languages,
+        max_parse_bytes=int(smk.params.max_parse_bytes),
+        threads=int(smk.threads),
+        max_line_bytes=int(smk.params.max_line_bytes),
+    )
+    logging.info(
+        "shard %d of %d: scanned %d files in %.1f s",
+        shard,
+        shards,
+        len(files),
+        time.monotonic() - started,
+    )
+    logging.info("declarations\t%d", len(symbols))
+    logging.info("unseen files\t%d", len(unseen))
+    write_symbols_tsv(symbols, Path(smk.output.symbols))
+    write_unseen_tsv(unseen, Path(smk.output.unseen))
+
+
+run_script(main, snakemake)  # noqa: F821 -- injected by Snakemake's script: directive
