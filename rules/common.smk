@@ -647,18 +647,8 @@ def corpus_targets(corpus: str) -> list[str]:
     """A corpus's targets known before any job: the code track's, the audits, the timing and
     the optional tracks' queries (whether each is measured: track_targets)."""
     return [
-        f"results/{corpus}/code/inference.json",
-        f"results/{corpus}/code/by_language.json",
-        f"results/{corpus}/code/filter_rank.tsv",
-        f"results/{corpus}/code/ties.tsv",
-        f"results/{corpus}/code/calibration.tsv",
-        f"results/{corpus}/code/agent_cost.tsv",
+        *track_files(corpus, "code"),
         f"results/{corpus}/false_firings.tsv",
-        *[
-            f"results/{corpus}/code/runs/{tool}.run.yaml"
-            for tool in track_tools("code")
-        ],
-        f"results/{corpus}/code/scores.tsv",
         f"results/{corpus}/code/gt_audit_summary.tsv",
         *drawn_targets(corpus),
         f"results/{corpus}/fileset_audit.tsv",
@@ -681,19 +671,31 @@ def track_targets(corpus: str, only: str = "") -> list[str]:
     """The optional tracks' scores and inference, where measured (a separate input function:
     only it waits on the checkpoints, so a dry run still plans everything else)."""
     tracks = [t for t in measured_tracks(corpus) if t != "code" and only in ("", t)]
+    return [path for t in tracks for path in track_files(corpus, t)]
+
+
+# The analyses every measured track has per corpus (docs/extending.md "Adding an analysis"):
+# each a file results/{corpus}/{track}/NAME, asked for by corpus_done and `all`.
+TRACK_ANALYSES = (
+    "inference.json",
+    "by_language.json",
+    "filter_rank.tsv",
+    "ties.tsv",
+    "calibration.tsv",
+    "agent_cost.tsv",
+    "scores.tsv",
+)
+
+
+def track_files(corpus: str, track: str) -> list[str]:
+    """A measured track's targets on a corpus: its analyses, each tool's run record, and
+    the docs classes' strata."""
     return [
-        f"results/{corpus}/{t}/{name}"
-        for t in tracks
+        f"results/{corpus}/{track}/{name}"
         for name in (
-            "inference.json",
-            "by_language.json",
-            "filter_rank.tsv",
-            "ties.tsv",
-            "calibration.tsv",
-            "agent_cost.tsv",
-            "scores.tsv",
-            *[f"runs/{tool}.run.yaml" for tool in track_tools(t)],
-            *(["strata.json"] if t in DOCS_CLASSES else []),
+            *TRACK_ANALYSES,
+            *[f"runs/{tool}.run.yaml" for tool in track_tools(track)],
+            *(["strata.json"] if track in DOCS_CLASSES else []),
         )
     ]
 
