@@ -35,6 +35,10 @@ include: "rules/evidence.smk"
 include: "rules/targets.smk"
 
 
+# every optional track declared has its checkpoint (searchbench/measures.py TRACK_DECLARATIONS)
+check_track_checkpoints()
+
+
 rule all:
     default_target: True
     input:

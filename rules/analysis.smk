@@ -121,11 +121,8 @@ rule calibration:
 rule calibration_status:
     input:
         # One input per track: only the optional tracks' wait on their queries' checkpoint.
-        code=lambda wildcards: on_track("code", CALIBRATION_TSV),
-        docs=lambda wildcards: on_track("docs", CALIBRATION_TSV),
-        words=lambda wildcards: on_track("words", CALIBRATION_TSV),
-        usage=lambda wildcards: on_track("usage", CALIBRATION_TSV),
-        behaviour=lambda wildcards: on_track("behaviour", CALIBRATION_TSV),
+        # (every track of searchbench/measures.py TRACK_DECLARATIONS, in its order)
+        **{t: (lambda wildcards, t=t: on_track(t, CALIBRATION_TSV)) for t in TRACKS},
     output:
         tsv="results/calibration_status.tsv",
     log:

@@ -50,6 +50,7 @@ from searchbench.artifacts import (
     changed_line,
     forced_by,
 )  # noqa: E402
+from searchbench.measures import TRACK_BY_NAME, TRACK_DECLARATIONS  # noqa: E402
 from searchbench.measures import TRACKS as TRACK_NAMES  # noqa: E402
 from searchbench.report.inputs import rule_inputs  # noqa: E402
 from searchbench.headings import docs_shape, word_rule, token_rules  # noqa: E402
@@ -467,21 +468,33 @@ def logs_revision() -> str:
 
 
 def track_checkpoint(track: str):
-    """The checkpoint that draws an optional track's queries."""
-    return {
-        "docs": checkpoints.doc_queries,
-        "words": checkpoints.word_queries,
-        "usage": checkpoints.usage_queries,
-        "behaviour": checkpoints.behaviour_queries,
-    }[track]
+    """The checkpoint that draws an optional track's queries (its declaration's queries_rule,
+    searchbench/measures.py TRACK_DECLARATIONS)."""
+    return getattr(checkpoints, TRACK_BY_NAME[track].queries_rule)
+
+
+def check_track_checkpoints() -> None:
+    """Every optional track's queries_rule names a checkpoint of the workflow; a track declared
+    without one stops the run before any job, with one line (called once every rule file is
+    included: Snakefile)."""
+    for track in TRACK_DECLARATIONS:
+        if track.optional and not hasattr(checkpoints, track.queries_rule):
+            stop(
+                f"track {track.name}: its queries_rule {track.queries_rule} is no checkpoint "
+                "of the workflow; declare `checkpoint "
+                f"{track.queries_rule}:` writing results/{{corpus}}/{track.name}/queries.tsv, "
+                "qrels.txt and funnel.tsv (rules/queries.smk, docs/extending.md)"
+            )
 
 
 def offered_tracks(corpus: str) -> list[str]:
-    """The tracks whose queries are drawn for a corpus (measured or not)."""
-    optional = ["docs", "words", "usage"] + (
-        ["behaviour"] if corpus in BEHAVIOUR_CORPORA else []
-    )
-    return ["code", *optional]
+    """The tracks whose queries are drawn for a corpus (measured or not): every declared track,
+    those that need agent transcripts only on a corpus with them."""
+    return [
+        t.name
+        for t in TRACK_DECLARATIONS
+        if not t.needs_transcripts or corpus in BEHAVIOUR_CORPORA
+    ]
 
 
 def is_measured(corpus: str, track: str) -> bool:
@@ -497,9 +510,10 @@ def is_measured(corpus: str, track: str) -> bool:
 
 
 def min_queries_of(track: str) -> int:
-    """An optional track's minimum: the heading words are the docs track's second token class
-    and share its threshold (docs.min_queries)."""
-    return config["docs" if track == "words" else track]["min_queries"]
+    """An optional track's minimum, {track}.min_queries or its declaration's min_queries_from
+    (the heading words are the docs track's second token class and share docs.min_queries).
+    """
+    return config[TRACK_BY_NAME[track].min_queries_key]["min_queries"]
 
 
 def drawn_queries(corpus: str, track: str) -> int:
@@ -527,7 +541,7 @@ def unmeasured_line(corpus: str, track: str) -> str | None:
     drawn = drawn_queries(corpus, track)
     return (
         f"the {track} track is not measured on corpus {corpus}: {drawn} {track} queries drawn, "
-        f"fewer than {'docs' if track == 'words' else track}.min_queries "
+        f"fewer than {TRACK_BY_NAME[track].min_queries_key}.min_queries "
         f"({min_queries_of(track)}), so no tool runs on "
         f"it (results/{corpus}/{track}/funnel.tsv says where candidates were lost)"
     )
@@ -612,6 +626,15 @@ def report_input_paths(track: str) -> dict[str, list[str]]:
     return {name: i["paths"] for name, i in rule_inputs(track, report_keys).items()}
 
 
+def raw_runs(track: str) -> list[str]:
+    """Every raw search record of a track: each of its tools on each corpus measuring it."""
+    return [
+        path
+        for tool in track_tools(track)
+        for path in on_track(track, RAW_JSONL, tool=tool)
+    ]
+
+
 def report_input_keys() -> dict[str, list[list[str]]]:
     return {
         name: i["keys"]
@@ -624,29 +647,23 @@ def corpus_targets(corpus: str) -> list[str]:
     """A corpus's targets known before any job: the code track's, the audits, the timing and
     the optional tracks' queries (whether each is measured: track_targets)."""
     return [
-        f"results/{corpus}/code/inference.json",
-        f"results/{corpus}/code/by_language.json",
-        f"results/{corpus}/code/filter_rank.tsv",
-        f"results/{corpus}/code/ties.tsv",
-        f"results/{corpus}/code/calibration.tsv",
-        f"results/{corpus}/code/agent_cost.tsv",
+        *track_files(corpus, "code"),
         f"results/{corpus}/false_firings.tsv",
-        *[
-            f"results/{corpus}/code/runs/{tool}.run.yaml"
-            for tool in track_tools("code")
-        ],
-        f"results/{corpus}/code/scores.tsv",
         f"results/{corpus}/code/gt_audit_summary.tsv",
-        f"results/{corpus}/docs/declared_in_code.tsv",
-        f"results/{corpus}/words/declared_in_code.tsv",
-        f"results/{corpus}/usage/queries.tsv",
-        *(
-            [f"results/{corpus}/behaviour/queries.tsv"]
-            if corpus in BEHAVIOUR_CORPORA
-            else []
-        ),
+        *drawn_targets(corpus),
         f"results/{corpus}/fileset_audit.tsv",
         *timing_tables(corpus),
+    ]
+
+
+def drawn_targets(corpus: str) -> list[str]:
+    """Each optional track's file saying its queries are drawn (its declaration's `drawn`),
+    measured or not: known before any job."""
+    offered = offered_tracks(corpus)
+    return [
+        f"results/{corpus}/{t.name}/{t.drawn}"
+        for t in TRACK_DECLARATIONS
+        if t.optional and t.name in offered
     ]
 
 
@@ -654,19 +671,31 @@ def track_targets(corpus: str, only: str = "") -> list[str]:
     """The optional tracks' scores and inference, where measured (a separate input function:
     only it waits on the checkpoints, so a dry run still plans everything else)."""
     tracks = [t for t in measured_tracks(corpus) if t != "code" and only in ("", t)]
+    return [path for t in tracks for path in track_files(corpus, t)]
+
+
+# The analyses every measured track has per corpus (docs/extending.md "Adding an analysis"):
+# each a file results/{corpus}/{track}/NAME, asked for by corpus_done and `all`.
+TRACK_ANALYSES = (
+    "inference.json",
+    "by_language.json",
+    "filter_rank.tsv",
+    "ties.tsv",
+    "calibration.tsv",
+    "agent_cost.tsv",
+    "scores.tsv",
+)
+
+
+def track_files(corpus: str, track: str) -> list[str]:
+    """A measured track's targets on a corpus: its analyses, each tool's run record, and
+    the docs classes' strata."""
     return [
-        f"results/{corpus}/{t}/{name}"
-        for t in tracks
+        f"results/{corpus}/{track}/{name}"
         for name in (
-            "inference.json",
-            "by_language.json",
-            "filter_rank.tsv",
-            "ties.tsv",
-            "calibration.tsv",
-            "agent_cost.tsv",
-            "scores.tsv",
-            *[f"runs/{tool}.run.yaml" for tool in track_tools(t)],
-            *(["strata.json"] if t in DOCS_CLASSES else []),
+            *TRACK_ANALYSES,
+            *[f"runs/{tool}.run.yaml" for tool in track_tools(track)],
+            *(["strata.json"] if track in DOCS_CLASSES else []),
         )
     ]
 
@@ -811,6 +840,10 @@ def reproduce_command() -> str:
 
 def unknown_target(wildcards) -> list[str]:
     """Input function of the catch-all rule: stop with one line naming what exists."""
-    # The behavioural track is named only where this configuration has transcripts.
-    offered = [t for t in TRACKS if t != "behaviour" or BEHAVIOUR_CORPORA]
+    # A track needing transcripts (behaviour) is named only where this configuration has them.
+    offered = [
+        t.name
+        for t in TRACK_DECLARATIONS
+        if not t.needs_transcripts or BEHAVIOUR_CORPORA
+    ]
     stop(unknown_target_line(f"results/{wildcards.unknown}", CORPORA, offered))

@@ -2,11 +2,8 @@ rule report:
     input:
         # Every artifact of searchbench/report/inputs.py ARTIFACTS, one named input each;
         # each optional track's are separate: only they wait on its queries' checkpoint.
-        unpack(lambda wildcards: report_input_paths("code")),
-        unpack(lambda wildcards: report_input_paths("docs")),
-        unpack(lambda wildcards: report_input_paths("words")),
-        unpack(lambda wildcards: report_input_paths("usage")),
-        unpack(lambda wildcards: report_input_paths("behaviour")),
+        # (every track of searchbench/measures.py TRACK_DECLARATIONS, in its order)
+        *[unpack(lambda wildcards, t=t: report_input_paths(t)) for t in TRACKS],
     output:
         html=report(
             "results/report/index.html",

@@ -38,12 +38,12 @@ rule docs_track:
         drawn=expand(
             "results/{corpus}/{track}/declared_in_code.tsv",
             corpus=CORPORA,
-            track=["docs", "words"],
+            track=DOCS_CLASSES,
         ),
         measured=lambda wildcards: [
             t
             for c in CORPORA
-            for track in ("docs", "words")
+            for track in DOCS_CLASSES
             for t in track_targets(c, track)
         ],
     localrule: True

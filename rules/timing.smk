@@ -7,33 +7,8 @@ workflow.register_resource("timing_slot", 1)
 rule run_status:
     input:
         # One input per track: only the optional tracks' wait on their queries' checkpoint.
-        code=lambda wildcards: [
-            path
-            for tool in track_tools("code")
-            for path in on_track("code", RAW_JSONL, tool=tool)
-        ],
-        docs=lambda wildcards: [
-            path
-            for tool in track_tools("docs")
-            for path in on_track("docs", RAW_JSONL, tool=tool)
-        ],
-        words=lambda wildcards: [
-            path
-            for tool in track_tools("words")
-            for path in on_track(
-                "words", "results/{corpus}/{track}/raw/{tool}.jsonl", tool=tool
-            )
-        ],
-        usage=lambda wildcards: [
-            path
-            for tool in track_tools("usage")
-            for path in on_track("usage", RAW_JSONL, tool=tool)
-        ],
-        behaviour=lambda wildcards: [
-            path
-            for tool in track_tools("behaviour")
-            for path in on_track("behaviour", RAW_JSONL, tool=tool)
-        ],
+        # (every track of searchbench/measures.py TRACK_DECLARATIONS, in its order)
+        **{t: (lambda wildcards, t=t: raw_runs(t)) for t in TRACKS},
     output:
         "results/run_status.tsv",
     log:

@@ -86,13 +86,80 @@ MEASURES: tuple[Measure, ...] = (
 METRICS: tuple[str, ...] = tuple(m.name for m in MEASURES)
 METRIC_LABELS: tuple[tuple[str, str], ...] = tuple((m.name, m.label) for m in MEASURES)
 PRIMARY_METRIC: str = next(m.name for m in MEASURES if m.primary)
-# Every track, the `{track}` wildcard's values: code is always measured; the others once their
-# queries are drawn, and enough of them (rules/common.smk measured_tracks); behaviour only where
-# agent transcripts are configured.
-TRACKS: tuple[str, ...] = ("code", "docs", "words", "usage", "behaviour")
-# Tracks whose questions have several right files are judged on nDCG@10 (docs/method.md §4):
-# MRR sees only the first right file.
-TRACK_PRIMARY_METRIC: dict[str, str] = {"usage": "ndcg10", "behaviour": "ndcg10"}
+
+
+@dataclass(frozen=True)
+class Track:
+    """One track, declared once (docs/extending.md "Adding a track"): the workflow's rules,
+    targets, run status, report inputs and sections, and the docs contract are derived from
+    TRACK_DECLARATIONS.
+
+    name: the `{track}` wildcard's value and results/{corpus}/{name}/.
+    question: the question it asks, in a reader's words (the report and README "tracks").
+    queries_rule: the checkpoint drawing its queries (rules/queries.smk); None for the code
+        track, which is always measured.
+    primary_metric: the metric its verdicts are read on; tracks whose questions have several
+        right files are judged on nDCG@10 (docs/method.md §4): MRR sees only the first.
+    min_queries_from: the config section whose min_queries it needs (default its own name).
+    drawn: its file per corpus that says its queries were drawn, whether or not measured.
+    needs_transcripts: offered only on corpora with agent transcripts (behaviour.logs).
+    """
+
+    name: str
+    question: str
+    queries_rule: str | None
+    primary_metric: str = "rr"
+    min_queries_from: str | None = None
+    drawn: str = "queries.tsv"
+    needs_transcripts: bool = False
+
+    @property
+    def optional(self) -> bool:
+        """Measured only once its queries are drawn, and enough of them."""
+        return self.queries_rule is not None
+
+    @property
+    def min_queries_key(self) -> str:
+        return self.min_queries_from or self.name
+
+
+# Every track, in report order: code is always measured; the others once their queries are
+# drawn, and enough of them (rules/common.smk measured_tracks); behaviour only where agent
+# transcripts are configured.
+TRACK_DECLARATIONS: tuple[Track, ...] = (
+    Track("code", "where is this name declared?", None),
+    Track(
+        "docs",
+        "which document is about this word?",
+        "doc_queries",
+        drawn="declared_in_code.tsv",
+    ),
+    # The docs track's second token class: shares its threshold (docs.min_queries).
+    Track(
+        "words",
+        "which document is about this plain heading word?",
+        "word_queries",
+        min_queries_from="docs",
+        drawn="declared_in_code.tsv",
+    ),
+    Track("usage", "where is this used?", "usage_queries", primary_metric="ndcg10"),
+    Track(
+        "behaviour",
+        "what a coding agent searched for",
+        "behaviour_queries",
+        primary_metric="ndcg10",
+        needs_transcripts=True,
+    ),
+)
+TRACK_BY_NAME: dict[str, Track] = {t.name: t for t in TRACK_DECLARATIONS}
+# The `{track}` wildcard's values.
+TRACKS: tuple[str, ...] = tuple(t.name for t in TRACK_DECLARATIONS)
+# The tracks measured only once their queries are drawn (each waits on its checkpoint).
+OPTIONAL_TRACKS: tuple[str, ...] = tuple(t.name for t in TRACK_DECLARATIONS if t.optional)
+TRACK_QUESTIONS: dict[str, str] = {t.name: t.question for t in TRACK_DECLARATIONS}
+TRACK_PRIMARY_METRIC: dict[str, str] = {
+    t.name: t.primary_metric for t in TRACK_DECLARATIONS if t.primary_metric != PRIMARY_METRIC
+}
 
 
 def primary_metric_of(track: str) -> str:

@@ -104,3 +104,24 @@ def test_every_rule_runs_the_script_of_its_name():
     wrong = {r: s for r, s in found.items() if s != SHARED_SCRIPTS.get(r, r)}
     assert not wrong, wrong
     assert sorted(p.stem for p in (REPO / "scripts").glob("*.py")) == sorted(set(found.values()))
+
+
+def test_readme_describes_exactly_the_declared_tracks_in_their_order():
+    """The docs contract of searchbench/measures.py TRACK_DECLARATIONS: README "Tracks" has one
+    bullet per declared track, in its order, naming its results folder; a track declared and
+    not described (or described and no longer declared) fails here."""
+    from searchbench.measures import TRACK_DECLARATIONS
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Tracks\n", 1)[1].split("\n## ", 1)[0]
+    bullets = re.findall(r"^- \*\*(\w+)\*\* \(`results/CORPUS/(\w+)/`", section, re.M)
+    assert bullets == [(t.name, t.name) for t in TRACK_DECLARATIONS]
+
+
+def test_every_optional_track_has_its_checkpoint_and_the_extending_recipe_names_it():
+    from searchbench.measures import TRACK_DECLARATIONS
+
+    rules = "".join(p.read_text(encoding="utf-8") for p in (REPO / "rules").glob("*.smk"))
+    declared = set(re.findall(r"^checkpoint (\w+):", rules, re.M))
+    assert {t.queries_rule for t in TRACK_DECLARATIONS if t.optional} <= declared
+    assert "TRACK_DECLARATIONS" in (REPO / "docs" / "extending.md").read_text(encoding="utf-8")

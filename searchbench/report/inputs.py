@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from searchbench.errors import BenchError
+from searchbench.measures import OPTIONAL_TRACKS
 
 Key = tuple[str, ...]  # the pattern's wildcard values, in the order they appear in it
 
@@ -62,9 +63,9 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
     "fast_path": ("results/{corpus}/{track}/fastpath/{tool}.json", "track, fast-path tool"),
 }
 PER_TRACK = frozenset({"track", "track, fast-path tool", "pooled track"})
-# An optional track's per-track inputs are separate rule inputs named "{track}_{name}" (each
-# waits on its track's checkpoint); the code track's carry the artifact's own name.
-OPTIONAL_TRACKS = ("docs", "words", "usage", "behaviour")
+# An optional track's (searchbench.measures.OPTIONAL_TRACKS) per-track inputs are separate rule
+# inputs named "{track}_{name}" (each waits on its track's checkpoint); the code track's carry
+# the artifact's own name.
 
 
 def wildcards_of(pattern: str) -> list[str]:

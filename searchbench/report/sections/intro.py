@@ -3,6 +3,7 @@ notes (timing off, whole-word mode): the first lines of the page."""
 
 from __future__ import annotations
 
+from searchbench.measures import TRACK_QUESTIONS
 from searchbench.report.charts import Page
 from searchbench.report.findings import findings
 from searchbench.report.fmt import esc
@@ -32,14 +33,6 @@ def word_match_note(model: Model) -> str | None:
     )
 
 
-# The question each track asks, in a reader's words (README "tracks").
-TRACK_QUESTIONS = {
-    "code": "where is this name declared?",
-    "docs": "which document is about this word?",
-    "words": "which document is about this plain heading word?",
-    "usage": "where is this used?",
-    "behaviour": "what a coding agent searched for",
-}
 MAX_CONTEXT_WORDS = 80
 
 

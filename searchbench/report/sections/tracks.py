@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from searchbench.artifacts import read_tsv
-from searchbench.measures import DETECTED, METRIC_LABELS, primary_metric_of
+from searchbench.measures import DETECTED, METRIC_LABELS, TRACKS, primary_metric_of
 from searchbench.report.charts import Page
 from searchbench.report.fmt import esc, fmt_ci, fmt_num, fmt_signed, html_table, md_table
 from searchbench.report.model import Model, Section
@@ -18,7 +18,7 @@ from searchbench.transcripts import REPORT_COLUMNS
 from searchbench.trec import read_qrels
 from searchbench.usage_queries import AUDIT_COLUMNS
 
-TRACK_ORDER = ("code", "docs", "words", "usage", "behaviour")
+TRACK_ORDER = TRACKS  # searchbench.measures.TRACK_DECLARATIONS
 LABELS = dict(METRIC_LABELS)
 # Shown beside the primary metric where a question has several right files: how many of them
 # reach the first page, whatever their order on it.
