@@ -21,7 +21,13 @@ def main(smk) -> None:
     )
     containing = read_containment(smk.input.containing)
     queries = {q.qid: q for q in read_queries(Path(smk.input.queries))}
-    setup = SearchSetup.of_job(smk, smk.params.timeout)
+    setup = SearchSetup.from_files(
+        smk.input.tool,
+        smk.input.root,
+        smk.params.timeout,
+        index=smk.input.index[0] if smk.input.index else None,
+        word=smk.params.word_match,
+    )
     tool = setup.tool
     sample = seeded_subsample(list(queries), settings["queries"], smk.params.seed)
     checks: dict[str, dict] = {}

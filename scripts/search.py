@@ -60,7 +60,13 @@ def main(smk) -> None:
     containing = read_containment(smk.input.containing) if fast is not None else {}
     run: dict[str, list[str]] = {}
     records = []
-    setup = SearchSetup.of_job(smk, smk.params.timeout)
+    setup = SearchSetup.from_files(
+        smk.input.tool,
+        smk.input.root,
+        smk.params.timeout,
+        index=smk.input.index[0] if smk.input.index else None,
+        word=smk.params.word_match,
+    )
     tool = setup.tool
     stop_after = HealthRule.of_config(smk.params.tool_health).stop_after
 

@@ -521,19 +521,20 @@ class SearchSetup:
     session: str | None = None  # the socket of the tool's session (searchbench/session.py)
 
     @classmethod
-    def of_job(cls, smk, timeout: float) -> "SearchSetup":
-        """The set-up of a Snakemake job with inputs `tool`, `root` and `index` (a list, empty
-        for a tool without one) and param `word_match`."""
+    def from_files(
+        cls, tool: str, root: str, timeout: float, index: str | None = None, word: bool = False
+    ) -> "SearchSetup":
+        """The set-up from the tool's resolved JSON, the corpus's root (its marker or tree) and
+        the tool's index directory, if it has one."""
         from searchbench.corpora import corpus_tree
         from searchbench.tools import read_tool_json
 
-        index = os.path.abspath(smk.input.index[0]) if smk.input.index else None
         return cls(
-            tool=read_tool_json(smk.input.tool),
-            root=str(corpus_tree(smk.input.root)),
+            tool=read_tool_json(tool),
+            root=str(corpus_tree(root)),
             timeout=timeout,
-            index=index,
-            word=bool(smk.params.word_match),
+            index=os.path.abspath(index) if index else None,
+            word=bool(word),
         )
 
 
