@@ -5,11 +5,12 @@ import os
 from pathlib import Path
 
 from searchbench.artifacts import write_json
+from searchbench.command import SearchSetup
 from searchbench.containment import read_containment
 from searchbench.fastpath import check_plan, compare, run_fast, walk_order
 from searchbench.paths import decode_path
 from searchbench.queries_io import read_queries
-from searchbench.runner import SearchSetup, run_tool
+from searchbench.runner import run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.subsample import seeded_subsample
 

@@ -8,13 +8,14 @@ from pathlib import Path
 
 from searchbench import repeatability
 from searchbench.artifacts import write_json, write_text
+from searchbench.command import SearchSetup
 from searchbench.containment import read_containment
 from searchbench.fastpath import run_fast, walk_order
 from searchbench.fileset import read_files_tsv
 from searchbench.health import HealthRule, until_stopped
 from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
-from searchbench.runner import SearchResult, SearchSetup, result_record, run_tool
+from searchbench.runner import SearchResult, result_record, run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.session import SessionRecord, tool_session
 from searchbench.statuses import NOT_APPLICABLE, STOPPED

@@ -5,9 +5,10 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from searchbench.artifacts import write_json, write_text
+from searchbench.command import SearchSetup
 from searchbench.host import host_record, load_average
 from searchbench.queries_io import read_queries
-from searchbench.runner import SearchResult, SearchSetup, run_tool
+from searchbench.runner import SearchResult, run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.session import tool_session
 from searchbench.subsample import seeded_subsample
