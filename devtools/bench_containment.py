@@ -16,10 +16,11 @@ import sys
 import time
 from pathlib import Path
 
+from searchbench.command import search_argv
 from searchbench.containment import files_containing_all
 from searchbench.fastpath import locate_rg
 from searchbench.queries_io import read_queries
-from searchbench.runner import clean_env, search_argv
+from searchbench.runner import clean_env
 from searchbench.tools import load_tools, resolve_tools
 
 REPO = Path(__file__).resolve().parent.parent

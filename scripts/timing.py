@@ -5,9 +5,10 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from searchbench.artifacts import write_json, write_text
+from searchbench.command import SearchSetup
 from searchbench.host import host_record, load_average
 from searchbench.queries_io import read_queries
-from searchbench.runner import SearchResult, SearchSetup, run_tool
+from searchbench.runner import SearchResult, run_tool
 from searchbench.scriptmain import run_script  # noqa: E402
 from searchbench.session import tool_session
 from searchbench.subsample import seeded_subsample
@@ -19,7 +20,13 @@ def main(smk) -> None:
     settings = smk.params.timing
     budget = TimingSettings.from_config(settings)
     queries = {q.qid: q for q in read_queries(Path(smk.input.queries))}
-    setup = SearchSetup.of_job(smk, settings["timeout_seconds"])
+    setup = SearchSetup.from_files(
+        smk.input.tool,
+        smk.input.root,
+        settings["timeout_seconds"],
+        index=smk.input.index[0] if smk.input.index else None,
+        word=smk.params.word_match,
+    )
     tool = setup.tool
     # A language server is timed on the queries it is asked (its languages) only.
     asked = [qid for qid, q in queries.items() if covers(tool.spec, q.language)]

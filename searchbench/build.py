@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from searchbench.artifacts import read_json, write_json
+from searchbench.artifacts import file_sha256, read_json, write_json
 from searchbench.errors import BenchError
 
 TOOLS_DIR = Path("resources") / "tools"
@@ -332,8 +332,6 @@ def finish_pip(pin: dict, root: Path) -> str:
     """Check the venv (the build directory) has its `bins`, link its pinned `data` folder as
     data/ and check each data file against its sha256 (weights verified, never trusted); why
     not, or ""."""
-    from searchbench.tools import file_sha256
-
     for name in pin.get("bins") or []:
         if not (root / "bin" / name).is_file():
             return f"the venv has no bin/{name}"
@@ -382,8 +380,6 @@ def adopt(pin: dict, name: str, tools_dir: Path, source: Path, binaries: list[st
 
 def binaries_of(bin_dir: Path) -> dict[str, dict[str, str]]:
     """{file name: {path (relative to the build directory), sha256}} of what bin/ holds."""
-    from searchbench.tools import file_sha256
-
     if not bin_dir.is_dir():
         return {}
     return {
@@ -404,8 +400,6 @@ def write_manifest(manifest: dict, path: str | os.PathLike) -> None:
 
 def check_built_binary(path: str, manifest: dict) -> str:
     """Why a built binary is not the one the manifest recorded ("" when it is)."""
-    from searchbench.tools import file_sha256
-
     entry = manifest.get("binaries", {}).get(os.path.basename(path))
     if entry is None:
         return f"{os.path.basename(path)} is not among the binaries its build produced"

@@ -23,9 +23,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import pairwise
 
+from searchbench.command import Command, SearchSetup, search_command
 from searchbench.containment import files_containing_all
 from searchbench.errors import BenchError
-from searchbench.runner import SearchResult, SearchSetup, list_files, run_argv, search_argv
+from searchbench.runner import SearchResult, list_files, run_search
 from searchbench.statuses import ERROR, NO_MATCH, TIMEOUT
 from searchbench.tools import ResolvedTool
 
@@ -126,12 +127,10 @@ def files_containing(rg: str, corpus_root: str, query: str) -> set[bytes]:
     return files_containing_all(rg, corpus_root, [query]).get(query, set())
 
 
-def fast_argv(
-    tool: ResolvedTool, query: str, candidates: list[bytes], index: str | None, word: bool
-) -> list[str] | None:
-    """The plain argv with its search root replaced by the candidate files, or None when
+def fast_command(tool: ResolvedTool, plain: Command, candidates: list[bytes]) -> Command | None:
+    """The plain command with its search root replaced by the candidate files, or None when
     the template has no single `./` root or the list would not fit on a command line."""
-    argv = search_argv(tool, query, index=index, word=word)
+    argv = list(plain.argv)
     if argv.count(SEARCH_ROOT) != 1 or argv[-1] != SEARCH_ROOT:
         return None
     if tool.spec.fast_path_bare_names:
@@ -145,7 +144,7 @@ def fast_argv(
         files.append(empty_file())
     if sum(len(os.fsencode(f)) + 1 for f in files) > ARGV_BUDGET:
         return None
-    return argv[:-1] + files
+    return plain.narrowed(argv[:-1] + files)
 
 
 @lru_cache(maxsize=1)
@@ -193,30 +192,29 @@ def run_fast(
     in its order is unknown, and the query runs plain. So do a candidate list too long for
     a command line and a query of a shape the tool's fast_path_queries leaves out.
     """
-    tool, root, timeout = setup.tool, setup.root, setup.timeout
+    tool = setup.tool
     listed = set(walk)
     candidates = [path for path in walk if path in containing or always_named(tool, path)]
     outside = sorted(containing - listed)
-    plain = search_argv(tool, query, index=setup.index, word=setup.word)
-    argv = None
+    plain = search_command(setup, query, plain=True)
+    fast = None
     if takes_fast_path(tool, query):
-        argv = fast_argv(tool, query, candidates, setup.index, setup.word)
-    if argv is not None and outside:
-        probe_argv = fast_argv(tool, query, outside, setup.index, setup.word)
-        if probe_argv is None or _prints_anything(tool, probe_argv, root, timeout):
-            argv = None
-    if argv is None:
-        return run_argv(tool, plain, root, timeout, right_paths, known_paths, decl_line), False
+        fast = fast_command(tool, plain, candidates)
+    if fast is not None and outside:
+        probe = fast_command(tool, plain, outside)
+        if probe is None or _prints_anything(probe):
+            fast = None
+    if fast is None:
+        return run_search(plain, right_paths, known_paths, decl_line), False
     if not candidates:
-        return no_match_result(tool, plain), True
-    result = run_argv(tool, argv, root, timeout, right_paths, known_paths, decl_line)
-    result.argv = plain  # the run it stands for; the file list is derived, not configured
-    return result, True
+        return no_match_result(tool, list(plain.argv)), True
+    # reports the plain argv: the run it stands for; the file list is derived, not configured
+    return run_search(fast, right_paths, known_paths, decl_line), True
 
 
-def _prints_anything(tool: ResolvedTool, argv: list[str], corpus_root: str, timeout: float) -> bool:
-    probe = run_argv(tool, argv, corpus_root, timeout, None, None, None)
-    return probe.stdout_bytes > 0 or probe.status in (ERROR, TIMEOUT)
+def _prints_anything(probe: Command) -> bool:
+    result = run_search(probe)
+    return result.stdout_bytes > 0 or result.status in (ERROR, TIMEOUT)
 
 
 def check_plan(plain_seconds: list[float], settings: dict) -> int:

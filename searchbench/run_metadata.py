@@ -16,9 +16,8 @@ from typing import Any
 
 import yaml
 
-from searchbench.artifacts import write_text
+from searchbench.artifacts import file_sha256, write_text
 from searchbench.host import cpu_model, mem_total_kib, read_text
-from searchbench.tools import file_sha256
 
 SCHEMA_VERSION = "0.1"
 

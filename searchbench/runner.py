@@ -32,11 +32,12 @@ from typing import Any
 
 import psutil
 
+from searchbench.command import Command, SearchSetup, search_argv, search_command  # noqa: F401
 from searchbench.errors import BenchError
 from searchbench.parsers import Match, StreamParser, read_back_names
 from searchbench.paths import strip_dot_slash
 from searchbench.statuses import ERROR, NO_MATCH, OK, TIMEOUT
-from searchbench.tools import QUERY_SYNTAXES, ResolvedTool, expand_argv, expand_env
+from searchbench.tools import ResolvedTool, expand_argv, expand_env
 
 STDERR_KEEP = 4096
 READ_SIZE = 1 << 16
@@ -345,28 +346,25 @@ def _read_chunk(
 
 
 def run_search(
-    argv: list[str],
-    cwd: str,
-    timeout: float,
-    env: dict[str, str] | None,
-    parse_format: str,
-    right_paths: set[bytes] | None,
-    known_paths: set[bytes] | frozenset[bytes] | None,
-    no_match_exit: tuple[int, ...] | list[int] = (1,),
+    command: Command,
+    right_paths: set[bytes] | None = None,
+    known_paths: set[bytes] | frozenset[bytes] | None = None,
     decl_line: tuple[bytes, int] | None = None,
 ) -> SearchResult:
-    """Run argv in cwd (the corpus root) with a clean env plus `env`; see the module doc."""
+    """Run a command (argv in cwd, the corpus root, with a clean env plus its env); see the
+    module doc."""
+    cwd, timeout = command.cwd, command.timeout
     # csearch prints the absolute paths its index holds: those under the root become relative.
     root_prefix = os.fsencode(os.path.realpath(cwd)) + b"/"
-    parser = StreamParser(parse_format, known_paths, root_prefix=root_prefix)
+    parser = StreamParser(command.parse_format, known_paths, root_prefix=root_prefix)
     right = {strip_dot_slash(p) for p in right_paths} if right_paths else set()
     tally = _Tally(right, decl_line)
     spawn_floor = _status_kib("self", "VmHWM")
     start = time.monotonic()
     proc = subprocess.Popen(
-        argv,
+        command.argv,
         cwd=cwd,
-        env=clean_env(cwd, env),
+        env=clean_env(cwd, command.env),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -401,10 +399,10 @@ def run_search(
     foreign = foreign_files(tally.files, known_paths, root_prefix[:-1])
     dropped = set(foreign)
     status = classify(
-        exit_code, timed_out, tally.lines, stderr_head, tuple(no_match_exit), len(foreign)
+        exit_code, timed_out, tally.lines, stderr_head, command.no_match_exit, len(foreign)
     )
     return SearchResult(
-        argv=list(argv),
+        argv=command.reported_argv,
         exit_code=exit_code,
         status=status,
         timed_out=timed_out,
@@ -483,60 +481,6 @@ def result_record(qid: str, query: str, result: SearchResult) -> dict:
     }
 
 
-def search_argv(
-    tool: ResolvedTool,
-    query: str,
-    index: str | None = None,
-    word: bool = False,
-    session: str | None = None,
-    timeout: float | None = None,
-) -> list[str]:
-    """The concrete argv of one search by a resolved tool."""
-    if not tool.available or tool.binary_path is None:
-        raise BenchError(f"tool {tool.spec.name} is not available: {tool.skipped_reason}")
-    query = QUERY_SYNTAXES[tool.spec.query_syntax](query)
-    return expand_argv(
-        tool.spec.argv,
-        tool.binary_path,
-        query,
-        index=index,
-        word=word,
-        word_argv=tool.spec.word_argv,
-        index_binary=tool.index_binary_path,
-        session=session,
-        timeout=timeout,
-    )
-
-
-@dataclass(frozen=True)
-class SearchSetup:
-    """What every search of one tool on one corpus shares: the tool, the corpus tree, the
-    timeout and the invocation's mode (its index, whole-word matching)."""
-
-    tool: ResolvedTool
-    root: str
-    timeout: float
-    index: str | None = None
-    word: bool = False
-    session: str | None = None  # the socket of the tool's session (searchbench/session.py)
-
-    @classmethod
-    def of_job(cls, smk, timeout: float) -> "SearchSetup":
-        """The set-up of a Snakemake job with inputs `tool`, `root` and `index` (a list, empty
-        for a tool without one) and param `word_match`."""
-        from searchbench.corpora import corpus_tree
-        from searchbench.tools import read_tool_json
-
-        index = os.path.abspath(smk.input.index[0]) if smk.input.index else None
-        return cls(
-            tool=read_tool_json(smk.input.tool),
-            root=str(corpus_tree(smk.input.root)),
-            timeout=timeout,
-            index=index,
-            word=bool(smk.params.word_match),
-        )
-
-
 def run_tool(
     setup: SearchSetup,
     query: str,
@@ -544,49 +488,8 @@ def run_tool(
     known_paths: set[bytes] | frozenset[bytes] | None = None,
     decl_line: tuple[bytes, int] | None = None,
 ) -> SearchResult:
-    """run_search with the tool's own argv, env, output format and no-match exit codes."""
-    argv = search_argv(
-        setup.tool,
-        query,
-        index=setup.index,
-        word=setup.word,
-        session=setup.session,
-        timeout=setup.timeout,
-    )
-    return run_argv(
-        setup.tool,
-        argv,
-        setup.root,
-        setup.timeout,
-        right_paths,
-        known_paths,
-        decl_line,
-        index=setup.index,
-    )
-
-
-def run_argv(
-    tool: ResolvedTool,
-    argv: list[str],
-    corpus_root: str,
-    timeout: float,
-    right_paths: set[bytes] | None,
-    known_paths: set[bytes] | frozenset[bytes] | None,
-    decl_line: tuple[bytes, int] | None = None,
-    index: str | None = None,
-) -> SearchResult:
-    """run_search of a given argv with the tool's env, output format and no-match codes."""
-    return run_search(
-        argv,
-        corpus_root,
-        timeout,
-        expand_env(tool.spec.env, corpus_root, index),
-        tool.spec.output,
-        right_paths,
-        known_paths,
-        no_match_exit=tuple(tool.spec.no_match_exit),
-        decl_line=decl_line,
-    )
+    """run_search of the query's command (command.search_command)."""
+    return run_search(search_command(setup, query), right_paths, known_paths, decl_line)
 
 
 def _run_plain(argv: list[str], cwd: str, env: dict[str, str], timeout: float, what: str) -> bytes:
@@ -722,7 +625,7 @@ def build_index(
     )
     env = expand_env(tool.spec.env, corpus_root, index)
     # the output is not read as matches: "grep" only counts lines, nothing is kept
-    result = run_search(argv, corpus_root, timeout, env, "grep", None, None)
+    result = run_search(Command(argv, corpus_root, timeout, env, "grep"))
     what = f"building the index of {tool.spec.name}"
     stderr = result.stderr_head.decode("utf-8", "replace")
     if result.timed_out:

@@ -21,8 +21,9 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from searchbench.command import SearchSetup
 from searchbench.errors import BenchError
-from searchbench.runner import SearchSetup, clean_env, ensure_group_gone
+from searchbench.runner import clean_env, ensure_group_gone
 from searchbench.tools import expand_argv, expand_env
 
 # The longest wait for the ready line; the session's own --ready-timeout is what should end it.

@@ -5,7 +5,6 @@ path, its version line and sha256 are recorded in results/tools.json, and every 
 exact file with an argv list (never a shell string).
 """
 
-import hashlib
 import os
 import re
 import shutil
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from searchbench.artifacts import read_json, tsv_text, write_json, write_text
+from searchbench.artifacts import file_sha256, read_json, tsv_text, write_json, write_text
 from searchbench.build import (
     BUILT,
     PENDING,
@@ -295,14 +294,6 @@ def _which(binary: str, path_env: str | None) -> str | None:
         return binary if ok else None
     found = shutil.which(binary, path=path_env)
     return os.path.abspath(found) if found else None
-
-
-def file_sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def first_version_line(argv: list[str]) -> str:

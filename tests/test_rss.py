@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from searchbench.command import Command
 from searchbench.runner import peak_rss, run_search
 
 
@@ -30,7 +31,7 @@ def test_small_tool_is_not_charged_with_the_parents_memory(tmp_path):
         "import time; x = bytearray(20 * 2**20); x[::4096] = b'y' * len(x[::4096]); time.sleep(0.2)"
     )
     result = run_search(
-        [sys.executable, "-S", "-c", script], str(tmp_path), 10, None, "grep", None, None
+        Command([sys.executable, "-S", "-c", script], str(tmp_path), 10, None, "grep")
     )
     assert result.rss_source == "hwm-poll"
     assert 20 * 1024 < result.peak_rss_kib < 100 * 1024, result.peak_rss_kib
@@ -46,13 +47,13 @@ def test_rg_peak_is_megabytes_not_the_runner_size(tmp_path):
     sizes = []
     for _ in range(3):
         result = run_search(
-            [rg, "--null", "-n", "-F", "-e", "needle", "./"],
-            str(tmp_path),
-            10,
-            None,
-            "grep-null",
-            None,
-            None,
+            Command(
+                [rg, "--null", "-n", "-F", "-e", "needle", "./"],
+                str(tmp_path),
+                10,
+                None,
+                "grep-null",
+            )
         )
         assert result.status == "ok"
         sizes.append(result.peak_rss_kib)

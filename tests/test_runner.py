@@ -11,6 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from searchbench.command import Command
 from searchbench.parsers import Match, StreamParser, parse_line, parse_output
 from searchbench.runner import (
     VARYING_KEYS,
@@ -96,7 +97,7 @@ def test_env_reaches_the_tool_and_nothing_else(tmp_path, monkeypatch):
     monkeypatch.setenv("SECRET_USER_VAR", "1")
     script = "import os,sys; [print(f'{k}\\x001:' + v) for k, v in sorted(os.environ.items())]"
     result = run_search(
-        [PY, "-c", script], str(tmp_path), 10, {"X_TOOL": "y"}, "grep-null", None, None
+        Command([PY, "-c", script], str(tmp_path), 10, {"X_TOOL": "y"}, "grep-null")
     )
     names = set(result.files)
     assert b"X_TOOL" in names and b"SECRET_USER_VAR" not in names
@@ -125,14 +126,14 @@ def test_classify(args, status):
 
 def test_exit_two_is_an_error_not_a_miss(tmp_path):
     argv = [PY, str(FAKE / "exit_code.py"), "2", "0"]
-    result = run_search(argv, str(tmp_path), 10, None, "grep-null", {b"f0.c"}, None)
+    result = run_search(Command(argv, str(tmp_path), 10, None, "grep-null"), {b"f0.c"})
     assert result.exit_code == 2 and result.status == "error"
     assert b"fake tool exiting 2" in result.stderr_head
-    ok = run_search(argv[:2] + ["0", "3"], str(tmp_path), 10, None, "grep-null", {b"f1.c"}, None)
+    ok = run_search(Command(argv[:2] + ["0", "3"], str(tmp_path), 10, None, "grep-null"), {b"f1.c"})
     assert ok.status == "ok" and ok.files == [b"f0.c", b"f1.c", b"f2.c"]
     assert ok.first_right_line == 1 and ok.lines_before_answer == 1
     assert ok.bytes_before_answer == len("f0.c:1:text\n")
-    miss = run_search(argv[:2] + ["1", "0"], str(tmp_path), 10, None, "grep-null", None, None)
+    miss = run_search(Command(argv[:2] + ["1", "0"], str(tmp_path), 10, None, "grep-null"))
     assert miss.status == "error"  # exit 1 with a stderr message is not "no match"
 
 
@@ -141,7 +142,7 @@ def test_timeout_kills_the_whole_group(tmp_path, mode):
     pids = tmp_path / "pids"
     argv = [PY, str(FAKE / "hold_pipe.py"), mode, str(pids)]
     start = time.monotonic()
-    result = run_search(argv, str(tmp_path), 1.0, None, "grep-null", {b"a.c"}, None)
+    result = run_search(Command(argv, str(tmp_path), 1.0, None, "grep-null"), {b"a.c"})
     took = time.monotonic() - start
     assert took < 2.0, took
     assert result.timed_out and result.status == "timeout"
@@ -155,7 +156,7 @@ def test_raw_json_is_stable_except_timing(tmp_path):
     argv = [PY, str(FAKE / "exit_code.py"), "0", "2"]
     lines = []
     for _ in range(2):
-        result = run_search(argv, str(tmp_path), 10, None, "grep-null", {b"f1.c"}, None)
+        result = run_search(Command(argv, str(tmp_path), 10, None, "grep-null"), {b"f1.c"})
         record = json.loads(result_to_raw_json("c-code-0001", "f1", result))
         assert list(record) == sorted(record)
         for key in VARYING_KEYS:
@@ -190,7 +191,7 @@ def test_one_gib_of_output_in_bounded_memory(tmp_path):
 def test_peak_rss_from_the_kernel(tmp_path, where):
     mib = 200
     argv = [PY, str(FAKE / "alloc.py"), str(mib), where]
-    result = run_search(argv, str(tmp_path), 30, None, "grep-null", {b"a.c"}, None)
+    result = run_search(Command(argv, str(tmp_path), 30, None, "grep-null"), {b"a.c"})
     assert result.status == "ok"
     expected = mib * 1024
     assert abs(result.peak_rss_kib - expected) / expected < 0.10, result.peak_rss_kib
@@ -199,7 +200,7 @@ def test_peak_rss_from_the_kernel(tmp_path, where):
 
 def test_no_shell_and_cwd_is_the_corpus(tmp_path):
     script = "import os; print(os.getcwd() + '\\x001:' + '$(echo hi)')"
-    result = run_search([PY, "-c", script], str(tmp_path), 10, None, "grep-null", None, None)
+    result = run_search(Command([PY, "-c", script], str(tmp_path), 10, None, "grep-null"))
     assert result.files == [os.fsencode(tmp_path)]
     assert not (tmp_path / "hi").exists()
 

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from design_fixture import design, schema_config
 
+from searchbench.command import Command
 from searchbench.errors import BenchError
 from searchbench.health import (
     EarlyStop,
@@ -39,7 +40,7 @@ MISBEHAVES = ROOT / "tests" / "fixtures" / "runner" / "misbehaves.py"
 def run_fixture(corpus: Path, mode: str, counter: Path, timeout: float = 30.0):
     known = {os.fsencode(p.relative_to(corpus)) for p in corpus.rglob("*") if p.is_file()}
     argv = [sys.executable, str(MISBEHAVES), mode, str(counter), "--", "q", "./"]
-    return run_search(argv, str(corpus), timeout, None, "grep-null", None, known)
+    return run_search(Command(argv, str(corpus), timeout, None, "grep-null"), None, known)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from searchbench.artifacts import read_json, read_tsv
+from searchbench.artifacts import file_sha256, read_json, read_tsv
 from searchbench.design import Design
 from searchbench.errors import BenchError
 from searchbench.gt_audit import SUMMARY_COLUMNS
@@ -30,7 +30,6 @@ from searchbench.report.summaries import (
 )
 from searchbench.sampling import FUNNEL_COLUMNS
 from searchbench.timing import TIMING_HEADER
-from searchbench.tools import file_sha256
 
 
 def load_inference(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
