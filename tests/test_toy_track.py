@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from tests.test_workflow import _config, _write_corpus
+from test_workflow import _config, _write_corpus
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
