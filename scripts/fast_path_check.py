@@ -5,13 +5,12 @@ import os
 from pathlib import Path
 
 from searchbench.artifacts import write_json
-from searchbench.command import SearchSetup
 from searchbench.containment import read_containment
 from searchbench.fastpath import check_plan, compare, run_fast, walk_order
 from searchbench.paths import decode_path
 from searchbench.queries_io import read_queries
 from searchbench.runner import run_tool
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.scriptmain import run_script, search_setup_of_job  # noqa: E402
 from searchbench.subsample import seeded_subsample
 
 
@@ -22,13 +21,7 @@ def main(smk) -> None:
     )
     containing = read_containment(smk.input.containing)
     queries = {q.qid: q for q in read_queries(Path(smk.input.queries))}
-    setup = SearchSetup.from_files(
-        smk.input.tool,
-        smk.input.root,
-        smk.params.timeout,
-        index=smk.input.index[0] if smk.input.index else None,
-        word=smk.params.word_match,
-    )
+    setup = search_setup_of_job(smk, smk.params.timeout)
     tool = setup.tool
     sample = seeded_subsample(list(queries), settings["queries"], smk.params.seed)
     checks: dict[str, dict] = {}

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from searchbench import repeatability
 from searchbench.artifacts import write_json, write_text
-from searchbench.command import SearchSetup
 from searchbench.containment import read_containment
 from searchbench.fastpath import run_fast, walk_order
 from searchbench.fileset import read_files_tsv
@@ -16,7 +15,7 @@ from searchbench.health import HealthRule, until_stopped
 from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
 from searchbench.runner import SearchResult, result_record, run_tool
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.scriptmain import run_script, search_setup_of_job  # noqa: E402
 from searchbench.session import SessionRecord, tool_session
 from searchbench.statuses import NOT_APPLICABLE, STOPPED
 from searchbench.tools import covers
@@ -61,13 +60,7 @@ def main(smk) -> None:
     containing = read_containment(smk.input.containing) if fast is not None else {}
     run: dict[str, list[str]] = {}
     records = []
-    setup = SearchSetup.from_files(
-        smk.input.tool,
-        smk.input.root,
-        smk.params.timeout,
-        index=smk.input.index[0] if smk.input.index else None,
-        word=smk.params.word_match,
-    )
+    setup = search_setup_of_job(smk, smk.params.timeout)
     tool = setup.tool
     stop_after = HealthRule.of_config(smk.params.tool_health).stop_after
 

@@ -5,11 +5,10 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from searchbench.artifacts import write_json, write_text
-from searchbench.command import SearchSetup
 from searchbench.host import host_record, load_average
 from searchbench.queries_io import read_queries
 from searchbench.runner import SearchResult, run_tool
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.scriptmain import run_script, search_setup_of_job  # noqa: E402
 from searchbench.session import tool_session
 from searchbench.subsample import seeded_subsample
 from searchbench.timing import TimingSettings, format_timing, time_queries
@@ -20,13 +19,7 @@ def main(smk) -> None:
     settings = smk.params.timing
     budget = TimingSettings.from_config(settings)
     queries = {q.qid: q for q in read_queries(Path(smk.input.queries))}
-    setup = SearchSetup.from_files(
-        smk.input.tool,
-        smk.input.root,
-        settings["timeout_seconds"],
-        index=smk.input.index[0] if smk.input.index else None,
-        word=smk.params.word_match,
-    )
+    setup = search_setup_of_job(smk, settings["timeout_seconds"])
     tool = setup.tool
     # A language server is timed on the queries it is asked (its languages) only.
     asked = [qid for qid, q in queries.items() if covers(tool.spec, q.language)]

@@ -67,3 +67,17 @@ def run_script(main: Callable[[Any], None], smk: Any) -> None:
     finally:
         artifacts.set_writing_rule(None)
         handler.close()
+
+
+def search_setup_of_job(smk, timeout: float):
+    """The search set-up of a job with inputs `tool`, `root` and `index` (a list, empty for a
+    tool without one) and param `word_match`: the one place a search script reads them."""
+    from searchbench.command import SearchSetup
+
+    return SearchSetup.from_files(
+        smk.input.tool,
+        smk.input.root,
+        timeout,
+        index=smk.input.index[0] if smk.input.index else None,
+        word=smk.params.word_match,
+    )
