@@ -1,10 +1,14 @@
 """Issue 35 item 1, tracks declared once: a toy track added to the declaration list
 (searchbench/measures.py TRACK_DECLARATIONS) of a copy of the workflow, with its queries'
 checkpoint, is picked up by every stage, target and report section; declared without its
-checkpoint, the run stops before any job with one line naming it (docs/extending.md)."""
+checkpoint, the run stops before any job with one line naming it. Likewise a toy analysis per
+corpus and track (a rule and its TRACK_ANALYSES line in rules/common.smk) is computed on every
+measured track, and a rule whose line is forgotten is caught: every rule writing a per-track
+file is planned by a dry run of the code track (docs/extending.md)."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,7 +19,6 @@ import yaml
 from test_workflow import _config, _write_corpus
 
 REPO = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.slow
 
 WORKFLOW = ("Snakefile", "rules", "scripts", "searchbench", "config", "envs", "report", "bin")
 TOOLS = ("rg", "hay")
@@ -39,6 +42,49 @@ checkpoint toy_queries:
         for name in ("queries", "qrels", "funnel"):
             shutil.copyfile(input[name], output[name])
 """
+# A toy analysis per corpus and track (docs/extending.md "An analysis per corpus and track"):
+# its rule and its line in TRACK_ANALYSES. It counts the rows of the track's scores.
+ANALYSIS_RULE = """
+
+rule toy_count:
+    input:
+        scores="results/{corpus}/{track}/scores.tsv",
+    output:
+        "results/{corpus}/{track}/toy_count.tsv",
+    run:
+        with open(input.scores, encoding="utf-8") as scores:
+            rows = sum(1 for _ in scores) - 1
+        with open(output[0], "w", encoding="utf-8") as out:
+            out.write(f"rows\\t{rows}\\n")
+"""
+ANALYSES_ANCHOR = '    "scores.tsv",\n)'
+# The rules writing results/{corpus}/{track}/... as the copy's Snakemake parses them, each with
+# whether the code track can take its {track} wildcard (docs_strata's cannot: docs classes).
+TRACK_RULES = """
+import json, re, sys
+from pathlib import Path
+from snakemake.api import SnakemakeApi
+from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
+
+flow, workdir = map(Path, sys.argv[1:3])
+with SnakemakeApi(OutputSettings(quiet=True)) as api:
+    workflow = api.workflow(
+        resource_settings=ResourceSettings(cores=1),
+        config_settings=ConfigSettings(configfiles=[workdir / "config.yaml"]),
+        snakefile=flow / "Snakefile",
+        workdir=workdir,
+    )
+    rules = {}
+    for rule in workflow._workflow.rules:
+        for out in map(str, rule.output):
+            # outputs carry their wildcard constraints: {track,code|docs|...}
+            found = re.match(r"results/\\{corpus[^{}]*\\}/\\{track(?:,([^{}]*))?\\}/", out)
+            if found:
+                code = found.group(1) is None or re.fullmatch(found.group(1), "code")
+                rules[rule.name] = rules.get(rule.name, False) or bool(code)
+    print(json.dumps(rules))
+"""
+JOB_STATS_ROW = re.compile(r"^(\w+)\s+\d+$", re.M)
 # Every per-corpus target of a measured track (rules/common.smk track_targets) and its pooled
 # files (pooled_targets), for the toy track.
 TOY_TARGETS = [
@@ -64,8 +110,10 @@ TOY_TARGETS = [
 ]
 
 
-def _workflow_copy(root: Path, checkpoint: bool) -> Path:
-    """The workflow copied to root, the toy track declared (and its checkpoint, if asked)."""
+def _workflow_copy(root: Path, checkpoint: bool, analysis: str = "") -> Path:
+    """The workflow copied to root, the toy track declared (and its checkpoint, if asked);
+    analysis "listed" adds the toy analysis's rule and its TRACK_ANALYSES line, "forgotten"
+    the rule alone."""
     for name in WORKFLOW:
         src = REPO / name
         if src.is_dir():
@@ -86,6 +134,16 @@ def _workflow_copy(root: Path, checkpoint: bool) -> Path:
     if checkpoint:
         with open(root / "rules" / "queries.smk", "a", encoding="utf-8") as handle:
             handle.write(CHECKPOINT)
+    if analysis:
+        with open(root / "rules" / "analysis.smk", "a", encoding="utf-8") as handle:
+            handle.write(ANALYSIS_RULE)
+    if analysis == "listed":
+        common = root / "rules" / "common.smk"
+        text = common.read_text()
+        assert ANALYSES_ANCHOR in text
+        common.write_text(
+            text.replace(ANALYSES_ANCHOR, '    "scores.tsv",\n    "toy_count.tsv",\n)')
+        )
     return root
 
 
@@ -101,9 +159,9 @@ def _run(flow: Path, workdir: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=1500, env=env, cwd=flow)
 
 
-def _setup(tmp: Path, checkpoint: bool) -> tuple[Path, Path]:
+def _setup(tmp: Path, checkpoint: bool, analysis: str = "") -> tuple[Path, Path]:
     (tmp / "flow").mkdir()
-    flow = _workflow_copy(tmp / "flow", checkpoint)
+    flow = _workflow_copy(tmp / "flow", checkpoint, analysis)
     corpus = tmp / "corpus"
     corpus.mkdir()
     _write_corpus(corpus)
@@ -118,14 +176,37 @@ def _setup(tmp: Path, checkpoint: bool) -> tuple[Path, Path]:
     return flow, workdir
 
 
+def _unplanned_track_rules(flow: Path, workdir: Path) -> list[str]:
+    """The rules writing a per-track file that the code track could take but a dry run of
+    the whole workflow never plans: an analysis whose TRACK_ANALYSES line was forgotten."""
+    env = {**os.environ, "PYTHONPATH": str(flow)}
+    parsed = subprocess.run(
+        [sys.executable, "-c", TRACK_RULES, str(flow), str(workdir)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=workdir,
+        check=True,
+    )
+    track_rules = json.loads(parsed.stdout.strip().splitlines()[-1])
+    assert {"score", "inference", "ties", "agent_cost"} <= set(track_rules)
+    dry = _run(flow, workdir, "-n", "--cores", "1")
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    planned = set(JOB_STATS_ROW.findall(dry.stdout.split("Job stats:")[1]))
+    assert "score" in planned
+    return sorted(r for r, code in track_rules.items() if code and r not in planned)
+
+
 @pytest.fixture(scope="module")
 def toy_run(tmp_path_factory):
-    flow, workdir = _setup(tmp_path_factory.mktemp("toy"), checkpoint=True)
+    flow, workdir = _setup(tmp_path_factory.mktemp("toy"), checkpoint=True, analysis="listed")
     proc = _run(flow, workdir, "--cores", "2")
     assert proc.returncode == 0, f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
     return workdir
 
 
+@pytest.mark.slow
 def test_every_stage_target_and_report_section_picks_up_a_declared_track(toy_run):
     results = toy_run
     missing = [t for t in TOY_TARGETS if not (results / t).is_file()]
@@ -147,6 +228,35 @@ def test_every_stage_target_and_report_section_picks_up_a_declared_track(toy_run
     assert QUESTION in html
 
 
+@pytest.mark.slow
+def test_an_analysis_is_computed_on_every_measured_track(toy_run):
+    status = (toy_run / "results/run_status.tsv").read_text().splitlines()
+    measured = {line.split("\t")[1] for line in status if line.startswith("mini\t")}
+    assert {"code", "docs", "toy"} <= measured
+    for track in measured:
+        scores = (toy_run / f"results/mini/{track}/scores.tsv").read_text().splitlines()
+        count = toy_run / f"results/mini/{track}/toy_count.tsv"
+        assert count.read_text() == f"rows\t{len(scores) - 1}\n", track
+
+
+@pytest.mark.slow
+def test_every_rule_writing_a_per_track_file_is_planned(tmp_path):
+    """The workflow as it is: no analysis rule is left out of TRACK_ANALYSES."""
+    flow, workdir = _setup(tmp_path, checkpoint=True)
+    assert _unplanned_track_rules(flow, workdir) == []
+
+
+@pytest.mark.slow
+def test_an_analysis_left_out_of_track_analyses_is_caught(tmp_path):
+    flow, workdir = _setup(tmp_path, checkpoint=True, analysis="forgotten")
+    assert _unplanned_track_rules(flow, workdir) == ["toy_count"]
+    listed = tmp_path / "listed"
+    listed.mkdir()
+    flow, workdir = _setup(listed, checkpoint=True, analysis="listed")
+    assert _unplanned_track_rules(flow, workdir) == []
+
+
+@pytest.mark.slow
 def test_a_track_declared_without_its_checkpoint_stops_with_one_line(tmp_path):
     flow, workdir = _setup(tmp_path, checkpoint=False)
     proc = _run(flow, workdir, "-n", "--cores", "1")
