@@ -41,16 +41,19 @@ if TIMING_ENABLED:
                 corpus=wildcards.corpus,
                 tool=wildcards.tool,
             ),
-            docs_quality_runs=lambda wildcards: (
-                on_track(
-                    "docs",
+            # ... and on its other tracks, whichever are declared: none of its searches
+            # shares the machine with its timed runs.
+            other_quality_runs=lambda wildcards: [
+                path
+                for track in tool_tracks(wildcards.tool)
+                if track != "code"
+                for path in on_track(
+                    track,
                     RAW_JSONL,
                     corpus=wildcards.corpus,
                     tool=wildcards.tool,
                 )
-                if "docs" in tool_tracks(wildcards.tool)
-                else []
-            ),
+            ],
         output:
             table="results/{corpus}/timing/{tool}.tsv",
             host="results/{corpus}/timing/{tool}.host.json",

@@ -74,7 +74,12 @@ def test_bench_alone_starts_nothing_and_names_the_commands_with_their_cost():
     proc = subprocess.run(["bash", str(REPO / "bench")], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2
     assert "installing" not in proc.stdout + proc.stderr
-    for line in ("run [snakemake arguments]", "about 2 h on 2 cores", "config/first-run.yaml", "test"):
+    for line in (
+        "run [snakemake arguments]",
+        "about 2 h on 2 cores",
+        "config/first-run.yaml",
+        "test",
+    ):
         assert line in proc.stdout, line
 
 

@@ -229,6 +229,18 @@ def test_every_stage_target_and_report_section_picks_up_a_declared_track(toy_run
 
 
 @pytest.mark.slow
+def test_a_tools_timing_waits_for_its_searches_on_every_track_the_toy_one_too(toy_run):
+    flow = toy_run.parent / "flow"
+    proc = _run(flow, toy_run, "--detailed-summary", "--cores", "1")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    header, *rows = [line.split("\t") for line in proc.stdout.splitlines() if "\t" in line]
+    at = header.index("input-file(s)")
+    inputs = {r[0]: r[at] for r in rows if len(r) > at}
+    timing = inputs["results/mini/timing/rg.tsv"].split(",")
+    assert {f"results/mini/{t}/raw/rg.jsonl" for t in ("code", "docs", "toy")} <= set(timing)
+
+
+@pytest.mark.slow
 def test_an_analysis_is_computed_on_every_measured_track(toy_run):
     status = (toy_run / "results/run_status.tsv").read_text().splitlines()
     measured = {line.split("\t")[1] for line in status if line.startswith("mini\t")}
