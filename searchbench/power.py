@@ -334,13 +334,27 @@ PLAN_TARGETS = (0.05, 0.10)  # mean MRR differences a reader may want to detect
 
 
 def mde_at(
-    pool: Pool, threshold: float, n: int, *, seed: int, settings: Settings, min_queries: int
+    pool: Pool,
+    threshold: float,
+    n: int,
+    *,
+    seed: int,
+    settings: Settings,
+    min_queries: int,
+    known: dict[int, float | None] | None = None,
 ) -> float | None:
-    """The MDE a sample of n queries like this corpus's would have."""
+    """The MDE a sample of n queries like this corpus's would have. ``known``: the MDEs
+    already simulated with these same arguments, by n (the plan and both targets' bisections
+    ask for some sizes twice; a simulation at n = 3000 costs seconds)."""
+    if known is not None and n in known:
+        return known[n]
     found = simulate_thresholds(
         pool, threshold, seed=seed, settings=settings, n=n, min_queries=min_queries
     )
-    return minimum_detectable(to_delta(found, pool))
+    mde = minimum_detectable(to_delta(found, pool))
+    if known is not None:
+        known[n] = mde
+    return mde
 
 
 def queries_needed(
@@ -352,13 +366,15 @@ def queries_needed(
     settings: Settings,
     min_queries: int,
     most: int = PLAN_QUERIES[-1],
+    known: dict[int, float | None] | None = None,
 ) -> int | None:
     """The fewest queries (within 2%, and within simulation noise: the simulated MDE falls
     with n but not strictly at every step) whose MDE is <= target, by bisection; None when
     even `most` queries would not do, or the tie share makes the target infeasible."""
 
     def enough(n: int) -> bool:
-        mde = mde_at(pool, threshold, n, seed=seed, settings=settings, min_queries=min_queries)
+        options = {"seed": seed, "settings": settings, "min_queries": min_queries, "known": known}
+        mde = mde_at(pool, threshold, n, **options)
         return mde is not None and mde <= target
 
     if target > pool.max_delta or not enough(most):
@@ -392,7 +408,9 @@ def run_power(
         pool,
     )
     mde = minimum_detectable(thresholds)
-    options = {"seed": seed, "settings": settings, "min_queries": min_queries}
+    # the same simulation as mde_at(pool.n): the plan and the targets reuse every size's
+    known: dict[int, float | None] = {pool.n: mde}
+    options = {"seed": seed, "settings": settings, "min_queries": min_queries, "known": known}
     plan = [{"queries": n, "mde": mde_at(pool, alpha / m, n, **options)} for n in PLAN_QUERIES]
     needed = [
         {"mde": target, "queries": queries_needed(pool, alpha / m, target, **options)}
