@@ -23,6 +23,10 @@ Per query, the agent reads the tool's output from the top:
   Their ratio is how far the proxy understates what the tool's own format makes an agent
   read.
 
+MRR on every track, whatever the track's primary metric (searchbench.design): the cost is
+read up to the first right file, the event the reciprocal rank places; nDCG@10 weighs every
+right file and has no point at which the agent stops reading.
+
 Per (corpus, track) and tool, one row (COLUMNS): queries, found and not found apart; MRR;
 mean and median bytes and lines before the answer over the found queries; mean and median
 bytes read over every query (found or not); the whole output per query, counted and as
