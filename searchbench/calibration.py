@@ -148,7 +148,8 @@ def swapped(
 
 def swap_matrix(seed: int, pair: Pair, simulations: int, n: int) -> np.ndarray:
     """Which queries each simulation swaps (one row per simulation) for one comparison: its
-    own Generator, so a comparison's draws do not depend on which others are configured."""
+    own Generator, so a comparison's draws do not depend on which others are configured.
+    PRIMARY_METRIC names the stream, whatever the track's metric: a seed, not a label."""
     rng = comparison_rng(seed, "calibration", "swaps", *pair, PRIMARY_METRIC, SUBSET)
     return rng.random((simulations, n)) < 0.5
 
@@ -270,7 +271,8 @@ def simulate_family(
     facts, lows, highs, ps = [], [], [], []
     for pair in pairs:
         tool_values, ref_values = wide[pair[0]].to_numpy(), wide[pair[1]].to_numpy()
-        check_finite(tool_values - ref_values, (*pair, PRIMARY_METRIC, SUBSET), list(wide.index))
+        label = (*pair, design.primary_metric, SUBSET)
+        check_finite(tool_values - ref_values, label, list(wide.index))
         n_eff = int(np.count_nonzero(tool_values - ref_values))
         fact: dict[str, Any] = {
             "tool": pair[0],

@@ -165,6 +165,12 @@ def test_bad_input_is_one_clear_error():
     with pytest.raises(BenchError, match="no score"):
         calibration_rows(scores.iloc[1:], design(baseline="rg", **FAST))
 
+    # a track read on nDCG@10 names that metric, not MRR, when its difference is infinite
+    broken = scores.copy()
+    broken.loc[broken["tool"] == "t0", "ndcg10"] = np.inf
+    with pytest.raises(BenchError, match="ndcg10.*NaN or infinite"):
+        calibration_rows(broken, design(track="usage", baseline="rg", **FAST))
+
 
 def test_the_report_shows_the_calibration_table(tmp_path):
     from report_paths import fixture_model
