@@ -14,11 +14,9 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from searchbench.build import TOOLS_DIR, adopt, build_name  # noqa: E402
-from searchbench.errors import BenchError  # noqa: E402
-from searchbench.tools import load_tools  # noqa: E402
+from searchbench.build import TOOLS_DIR, adopt, build_name
+from searchbench.errors import BenchError
+from searchbench.tools import load_tools
 
 
 def pinned_binaries(pin: dict) -> list[str]:

@@ -3,21 +3,17 @@ answered by the opened files that hold the literal (rule `behaviour_queries`,
 searchbench/behaviour.py)."""
 
 import logging
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
-
-from searchbench.artifacts import read_json  # noqa: E402
-from searchbench.behaviour import (  # noqa: E402
+from searchbench.artifacts import read_json
+from searchbench.behaviour import (
     behaviour_queries,
     languages_from_files_tsv,
     searched_revision,
     write_behaviour_outputs,
 )
-from searchbench.corpora import corpus_tree  # noqa: E402
-from searchbench.scriptmain import run_script  # noqa: E402
-from searchbench.transcripts import read_mined  # noqa: E402
+from searchbench.corpora import corpus_tree
+from searchbench.scriptmain import run_script
+from searchbench.transcripts import read_mined
 
 
 def main(smk) -> None:

@@ -11,7 +11,7 @@ import os
 from searchbench.artifacts import write_json
 from searchbench.corpora import corpus_tree
 from searchbench.runner import INDEX_READY, build_index
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.scriptmain import run_script
 from searchbench.tools import read_tool_json
 
 

@@ -5,7 +5,7 @@ import logging
 from pathlib import Path
 
 from searchbench.build import BUILT, build, describe_pin, write_manifest
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.scriptmain import run_script
 
 
 def main(smk) -> None:

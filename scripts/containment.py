@@ -11,7 +11,7 @@ from searchbench.errors import BenchError
 from searchbench.fastpath import locate_rg
 from searchbench.paths import decode_path
 from searchbench.queries_io import read_queries
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.scriptmain import run_script
 
 
 def main(smk) -> None:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from searchbench.artifacts import write_text
 from searchbench.corpora import sha256_of
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.scriptmain import run_script
 
 
 def main(smk) -> None:

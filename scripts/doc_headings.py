@@ -2,19 +2,16 @@
 `doc_headings`)."""
 
 import logging
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
-
-from searchbench import headings  # noqa: E402
-from searchbench.artifacts import write_text  # noqa: E402
-from searchbench.corpora import corpus_tree  # noqa: E402
-from searchbench.fileset import read_files_tsv  # noqa: E402
-from searchbench.paths import encode_path  # noqa: E402
-from searchbench.sampling import frame_tsv_text  # noqa: E402
-from searchbench.scriptmain import run_script  # noqa: E402
-from searchbench.symbols import SYMBOL_COLUMNS, UNSEEN_COLUMNS  # noqa: E402
+from searchbench import headings
+from searchbench.artifacts import write_text
+from searchbench.corpora import corpus_tree
+from searchbench.fileset import read_files_tsv
+from searchbench.paths import encode_path
+from searchbench.sampling import frame_tsv_text
+from searchbench.scriptmain import run_script
+from searchbench.symbols import SYMBOL_COLUMNS, UNSEEN_COLUMNS
 
 
 def main(smk) -> None:

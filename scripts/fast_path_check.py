@@ -10,7 +10,7 @@ from searchbench.fastpath import check_plan, compare, run_fast, walk_order
 from searchbench.paths import decode_path
 from searchbench.queries_io import read_queries
 from searchbench.runner import run_tool
-from searchbench.scriptmain import run_script, search_setup_of_job  # noqa: E402
+from searchbench.scriptmain import run_script, search_setup_of_job
 from searchbench.subsample import seeded_subsample
 
 

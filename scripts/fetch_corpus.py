@@ -1,15 +1,12 @@
 """Snakemake entry: fetch one corpus; write its root folder, corpus.json and files.tsv."""
 
 import logging
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parent))  # noqa: F821
-
-from searchbench.corpora import corpus_tree, fetch_corpus  # noqa: E402
-from searchbench.errors import BenchError  # noqa: E402
-from searchbench.fileset import load_languages  # noqa: E402
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.corpora import corpus_tree, fetch_corpus
+from searchbench.errors import BenchError
+from searchbench.fileset import load_languages
+from searchbench.scriptmain import run_script
 
 
 def main(smk) -> None:

@@ -5,7 +5,7 @@ from pathlib import Path
 from searchbench.artifacts import write_text
 from searchbench.fileset import read_files_tsv
 from searchbench.fileset_audit import audit_tool, format_audit, not_audited, target_set
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.scriptmain import run_script
 
 
 def main(smk) -> None:

@@ -1,15 +1,11 @@
 """Audit the code track's ground truth against universal-ctags (rule `gt_audit`)."""
 
 import logging
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
-
-from searchbench import gt_audit  # noqa: E402
+from searchbench import gt_audit
 from searchbench.corpora import corpus_tree
-from searchbench.queries_io import query_frame  # noqa: E402
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.queries_io import query_frame
+from searchbench.scriptmain import run_script
 
 
 def main(smk) -> None:

@@ -4,7 +4,7 @@ from searchbench.design import Design
 from searchbench.health import broken_tools, read_health
 from searchbench.inference import run_inference, write_inference
 from searchbench.metrics import check_scored_tools, read_scores
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.scriptmain import run_script
 
 
 def main(smk) -> None:

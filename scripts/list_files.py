@@ -7,7 +7,7 @@ from searchbench.corpora import corpus_tree
 from searchbench.fastpath import tool_listing
 from searchbench.fileset import tree_names
 from searchbench.paths import encode_path
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.scriptmain import run_script
 from searchbench.tools import read_tool_json
 
 

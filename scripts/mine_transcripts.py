@@ -3,13 +3,10 @@
 leave the miner; per transcript file, what it kept and dropped goes to mining.tsv and the log."""
 
 import logging
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
-
-from searchbench.scriptmain import run_script  # noqa: E402
-from searchbench.transcripts import (  # noqa: E402
+from searchbench.scriptmain import run_script
+from searchbench.transcripts import (
     mine,
     report_rows,
     write_mine_report,

@@ -4,7 +4,7 @@ power.json."""
 from searchbench.design import Design
 from searchbench.metrics import read_scores
 from searchbench.power import run_power, write_power
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.scriptmain import run_script
 
 
 def main(smk) -> None:

@@ -3,16 +3,13 @@ the docs track from the heading tokens (rule `doc_queries`)."""
 
 import logging
 import multiprocessing
-import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
-
-from searchbench.artifacts import write_text  # noqa: E402
-from searchbench.corpora import corpus_tree  # noqa: E402
-from searchbench.headings import DECLARED_COLUMNS, declared_in_code, tokens_in_documents  # noqa: E402
-from searchbench.sampling import (  # noqa: E402
+from searchbench.artifacts import write_text
+from searchbench.corpora import corpus_tree
+from searchbench.headings import DECLARED_COLUMNS, declared_in_code, tokens_in_documents
+from searchbench.sampling import (
     IDENTIFIER,
     frame_tsv_text,
     read_symbols,
@@ -20,8 +17,8 @@ from searchbench.sampling import (  # noqa: E402
     select_queries,
     write_outputs,
 )
-from searchbench.scriptmain import run_script  # noqa: E402
-from searchbench.symbols import tokens_in_files  # noqa: E402
+from searchbench.scriptmain import run_script
+from searchbench.symbols import tokens_in_files
 
 
 def main(smk) -> None:

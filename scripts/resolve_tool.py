@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from searchbench.errors import BenchError
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.scriptmain import run_script
 from searchbench.tools import (
     resolve_tools,
     specs_from_mapping,

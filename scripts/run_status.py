@@ -5,7 +5,7 @@ from pathlib import Path
 from searchbench.artifacts import write_text
 from searchbench.health import HealthRule
 from searchbench.run_status import format_status
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.scriptmain import run_script
 
 
 def main(smk) -> None:

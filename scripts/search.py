@@ -15,7 +15,7 @@ from searchbench.health import HealthRule, until_stopped
 from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
 from searchbench.runner import SearchResult, result_record, run_tool
-from searchbench.scriptmain import run_script, search_setup_of_job  # noqa: E402
+from searchbench.scriptmain import run_script, search_setup_of_job
 from searchbench.session import SessionRecord, tool_session
 from searchbench.statuses import NOT_APPLICABLE, STOPPED
 from searchbench.tools import covers

@@ -2,14 +2,11 @@
 byte-identical to one pass over every file, whatever the number of shards."""
 
 import logging
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
-
-from searchbench.scriptmain import run_script  # noqa: E402
-from searchbench.symbols import gather_shards, read_unseen_tsv  # noqa: E402
+from searchbench.scriptmain import run_script
+from searchbench.symbols import gather_shards, read_unseen_tsv
 
 
 def main(smk) -> None:

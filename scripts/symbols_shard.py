@@ -2,16 +2,13 @@
 `symbols` gathers the shards into symbols.tsv and unseen.tsv (scripts/symbols.py)."""
 
 import logging
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
-
-from searchbench.corpora import corpus_tree  # noqa: E402
-from searchbench.fileset import load_languages, read_files_tsv  # noqa: E402
-from searchbench.scriptmain import run_script  # noqa: E402
-from searchbench.symbols import (  # noqa: E402
+from searchbench.corpora import corpus_tree
+from searchbench.fileset import load_languages, read_files_tsv
+from searchbench.scriptmain import run_script
+from searchbench.symbols import (
     scan_symbols,
     shard_files,
     write_symbols_tsv,

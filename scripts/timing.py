@@ -8,7 +8,7 @@ from searchbench.artifacts import write_json, write_text
 from searchbench.host import host_record, load_average
 from searchbench.queries_io import read_queries
 from searchbench.runner import SearchResult, run_tool
-from searchbench.scriptmain import run_script, search_setup_of_job  # noqa: E402
+from searchbench.scriptmain import run_script, search_setup_of_job
 from searchbench.session import tool_session
 from searchbench.subsample import seeded_subsample
 from searchbench.timing import TimingSettings, format_timing, time_queries

@@ -1,7 +1,7 @@
 """Every tool's record in one file for the report (results/tools.json), and the tools not
 available with why (results/tools_skipped.tsv)."""
 
-from searchbench.scriptmain import run_script  # noqa: E402
+from searchbench.scriptmain import run_script
 from searchbench.tools import combine_tool_records
 
 

@@ -3,18 +3,15 @@
 
 import logging
 import multiprocessing
-import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
-
-from searchbench.artifacts import write_text  # noqa: E402
-from searchbench.corpora import corpus_tree  # noqa: E402
-from searchbench.sampling import read_symbols, read_unseen  # noqa: E402
-from searchbench.scriptmain import run_script  # noqa: E402
-from searchbench.symbols import tokens_in_files  # noqa: E402
-from searchbench.usage_queries import (  # noqa: E402
+from searchbench.artifacts import write_text
+from searchbench.corpora import corpus_tree
+from searchbench.sampling import read_symbols, read_unseen
+from searchbench.scriptmain import run_script
+from searchbench.symbols import tokens_in_files
+from searchbench.usage_queries import (
     MAX_FILES,
     MIN_OTHER_FILES,
     audit_text,

@@ -4,16 +4,13 @@ The queries are drawn by scripts/usage_queries.py (rule `usage_queries`): a sepa
 so that a change to the sampling or the audit does not rerun this pass (code_hash)."""
 
 import logging
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
-
-from searchbench.corpora import corpus_tree  # noqa: E402
-from searchbench.fileset import load_languages, read_files_tsv  # noqa: E402
-from searchbench.scriptmain import run_script  # noqa: E402
-from searchbench.uses import rule_counts, scan_uses, write_uses_tsv  # noqa: E402
+from searchbench.corpora import corpus_tree
+from searchbench.fileset import load_languages, read_files_tsv
+from searchbench.scriptmain import run_script
+from searchbench.uses import rule_counts, scan_uses, write_uses_tsv
 
 
 def main(smk) -> None:

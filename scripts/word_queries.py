@@ -2,28 +2,25 @@
 token class, a sample of its own beside the identifier tokens (docs/method.md §3)."""
 
 import logging
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(snakemake.scriptdir).parent))  # noqa: F821
-
-from searchbench.artifacts import write_text  # noqa: E402
-from searchbench.corpora import corpus_tree  # noqa: E402
-from searchbench.headings import (  # noqa: E402
+from searchbench.artifacts import write_text
+from searchbench.corpora import corpus_tree
+from searchbench.headings import (
     DECLARED_COLUMNS,
     declared_in_code,
     tokens_in_documents,
     word_rule,
 )
-from searchbench.sampling import (  # noqa: E402
+from searchbench.sampling import (
     check_answer_files,
     frame_tsv_text,
     read_symbols,
     read_unseen,
     write_outputs,
 )
-from searchbench.scriptmain import run_script  # noqa: E402
-from searchbench.word_queries import select_words  # noqa: E402
+from searchbench.scriptmain import run_script
+from searchbench.word_queries import select_words
 
 
 def main(smk) -> None:

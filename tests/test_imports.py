@@ -96,3 +96,13 @@ def test_no_cycle_outside_the_known_ones():
 
 def test_build_does_not_import_tools():
     assert "searchbench.tools" not in import_graph()["searchbench.build"]
+
+
+def test_no_script_puts_the_repository_on_sys_path():
+    """Snakemake hands a script the workflow's search paths (the repository among them) and
+    ./bench installs the package: a script imports searchbench as it is (issue 35 item 5)."""
+    repo = PACKAGE.parent
+    scripts = sorted((repo / "scripts").glob("*.py")) + sorted((repo / "devtools").glob("*.py"))
+    assert len(scripts) > 30
+    found = [p.name for p in scripts if "sys.path" in p.read_text(encoding="utf-8")]
+    assert found == []
