@@ -57,6 +57,8 @@ if TIMING_ENABLED:
         output:
             table="results/{corpus}/timing/{tool}.tsv",
             host="results/{corpus}/timing/{tool}.host.json",
+            # its plain runs against the quality runs that took the fast path
+            fast_path="results/{corpus}/timing/{tool}.fastpath.json",
         log:
             "results/logs/{corpus}/timing.{tool}.log",
         benchmark:

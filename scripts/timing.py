@@ -5,7 +5,10 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from searchbench.artifacts import write_json, write_text
+from searchbench.errors import BenchError
+from searchbench.fastpath import audit_against_timing, audit_failure
 from searchbench.host import host_record, load_average
+from searchbench.metrics import read_raw_records
 from searchbench.queries_io import read_queries
 from searchbench.runner import SearchResult, run_tool
 from searchbench.scriptmain import run_script, search_setup_of_job
@@ -31,9 +34,19 @@ def main(smk) -> None:
         def run_query(qid: str) -> SearchResult:
             result = run_tool(session_setup, queries[qid].query)
             logging.info("%s %s: %.3fs", tool.spec.name, qid, result.elapsed)
+            plain.setdefault(qid, []).append(result)
             return result
 
+        plain: dict[str, list[SearchResult]] = {}
         rows = time_queries(qids, budget, run_query)
+    # The code track's quality runs of this tool (the rule's input): each timed query that
+    # went through the fast path there is checked against these plain runs.
+    quality = {
+        qid: r for path in smk.input.quality_runs for qid, r in read_raw_records(path).items()
+    }
+    audit = {"tool": tool.spec.name, **audit_against_timing(plain, quality)}
+    if not audit["equivalent"]:
+        raise BenchError(audit_failure(tool.spec.name, smk.wildcards.corpus, audit))
     host = {**host_record(smk.input.root), "load_before": load_before, "load_after": load_average()}
     runs = {row.qid: row.runs for row in rows}
     logging.info(
@@ -46,6 +59,7 @@ def main(smk) -> None:
         budget.budget_seconds,
     )
     write_json(Path(smk.output.host), host)
+    write_json(Path(smk.output.fast_path), audit)
     write_text(Path(smk.output.table), format_timing(rows))
 
 

@@ -7,7 +7,9 @@ the literal, so a quality run may hand a tool just those files (containing.tsv, 
 every query), as explicit arguments in the tool's own walk order (its list_files output).
 This is not assumed: the fast_path_check rule runs plain and fast side by side on a seeded
 sample of queries and compares everything printed, byte for byte; a tool whose check fails
-keeps plain runs. Timing always uses plain runs.
+keeps plain runs. Timing always uses plain runs, and those audit the fast path again at no
+cost: every timed query a quality run answered through the fast path is compared with every
+plain run of it (audit_against_timing); one that differs stops the run.
 """
 
 import atexit
@@ -19,9 +21,10 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from itertools import pairwise
+from typing import Any
 
 from searchbench.command import Command, SearchSetup, search_command
 from searchbench.containment import files_containing_all
@@ -242,3 +245,43 @@ def compare(plain: SearchResult, fast: SearchResult) -> dict:
         "plain_lines": plain.lines,
         "fast_lines": fast.lines,
     }
+
+
+def audit_against_timing(
+    plain: Mapping[str, Sequence[SearchResult]], quality: Mapping[str, Mapping[str, Any]]
+) -> dict:
+    """The fast path audited for free (issue 34 item 5): each timed query that a quality run
+    answered through the fast path, its printed bytes and status against every plain run the
+    timing stage made of it (warm-ups included). A plain run that timed out is not compared
+    (what it printed was cut); the counts say how many were compared and which differ."""
+    fast = sorted(q for q in plain if q in quality and quality[q].get("fast_path"))
+    compared, differing = [], []
+    for qid in fast:
+        runs = [r for r in plain[qid] if not r.timed_out]
+        if not runs or quality[qid].get("status") == TIMEOUT:
+            continue
+        compared.append(qid)
+        record = quality[qid]
+        if any(
+            (r.stdout_sha256, r.status) != (record.get("stdout_sha256"), record.get("status"))
+            for r in runs
+        ):
+            differing.append(qid)
+    return {
+        "timed_queries": len(plain),
+        "fast_path_queries": len(fast),
+        "compared": len(compared),
+        "plain_runs_compared": sum(1 for q in compared for r in plain[q] if not r.timed_out),
+        "differing": differing,
+        "equivalent": not differing,
+    }
+
+
+def audit_failure(tool: str, corpus: str, audit: Mapping[str, Any]) -> str:
+    """The one line that stops a run whose fast path printed otherwise than the plain runs."""
+    first = ", ".join(audit["differing"][:3])
+    return (
+        f"{tool} on {corpus}: its fast path printed otherwise than its plain runs on "
+        f"{len(audit['differing'])} of {audit['compared']} timed queries ({first}); its quality "
+        f"runs cannot be trusted: set fast_path: false for {tool} in the tools file and rerun"
+    )

@@ -242,3 +242,59 @@ def test_a_slow_tool_is_checked_on_fewer_queries():
     assert check_plan([12.0], settings) == 2
     assert check_plan([0.1, 0.2, 11.0], settings) == 2
     assert check_plan([12.0], {**settings, "queries_when_slow": 9}) == 5
+
+
+def _plain(sha: str, status: str = "ok", timed_out: bool = False):
+    from searchbench.runner import SearchResult
+
+    return SearchResult(
+        argv=["tool"],
+        exit_code=0,
+        status=status,
+        timed_out=timed_out,
+        elapsed=0.01,
+        user=0.0,
+        sys=0.0,
+        peak_rss_kib=1,
+        rss_source="wait4",
+        lines=1,
+        bytes=1,
+        stdout_sha256=sha,
+    )
+
+
+def test_the_timing_runs_audit_every_timed_query_that_took_the_fast_path():
+    from searchbench.fastpath import audit_against_timing, audit_failure
+
+    quality = {
+        "q1": {"fast_path": True, "stdout_sha256": "a", "status": "ok"},
+        "q2": {"fast_path": True, "stdout_sha256": "b", "status": "ok"},
+        "q3": {"fast_path": False, "stdout_sha256": "c", "status": "ok"},  # plain quality run
+        "q4": {"fast_path": True, "stdout_sha256": "d", "status": "ok"},
+        "q9": {"fast_path": True, "stdout_sha256": "e", "status": "ok"},  # not timed
+    }
+    # q1: a warm-up and three measured runs, all equal; q4's only plain run timed out
+    plain = {
+        "q1": [_plain("a")] * 4,
+        "q2": [_plain("b")],
+        "q3": [_plain("c")],
+        "q4": [_plain("d-cut", timed_out=True)],
+    }
+    audit = audit_against_timing(plain, quality)
+    assert audit == {
+        "timed_queries": 4,
+        "fast_path_queries": 3,
+        "compared": 2,
+        "plain_runs_compared": 5,
+        "differing": [],
+        "equivalent": True,
+    }
+    # one measured run of q2 printed other bytes; q1's status differs with the same bytes
+    plain["q2"] = [_plain("b"), _plain("b2")]
+    plain["q1"] = [_plain("a", status="no-match")]
+    audit = audit_against_timing(plain, quality)
+    assert (audit["differing"], audit["equivalent"]) == (["q1", "q2"], False)
+    line = audit_failure("rg", "click", audit)
+    assert line.startswith("rg on click: its fast path printed otherwise than its plain runs")
+    assert "2 of 2 timed queries (q1, q2)" in line and "fast_path: false for rg" in line
+    assert "\n" not in line

@@ -186,21 +186,57 @@ def test_the_rule_script_writes_the_budgeted_table(rg, corpus: Path, tmp_path: P
     )
     timing = {"queries": 2, "warmups": 1, "repeats": 2, "budget_seconds": 60}
     out = tmp_path / "rg.tsv"
+    picked = seeded_subsample([f"q{i}" for i in range(4)], 2, seed=5)
+    # the code track's quality runs: both timed queries through the fast path, as printed
+    setup = SearchSetup(rg, str(corpus), 30)
+    printed = {q: run_tool(setup, symbols[int(q[1:])]) for q in picked}
+    quality = tmp_path / "raw.jsonl"
+
+    def record(sha: dict[str, str]) -> None:
+        quality.write_text(
+            "".join(
+                json.dumps(
+                    {"qid": q, "fast_path": True, "stdout_sha256": sha[q], "status": r.status}
+                )
+                + "\n"
+                for q, r in printed.items()
+            )
+        )
+
     smk = SimpleNamespace(
         input=SimpleNamespace(
-            root=str(resources), queries=str(queries), tool=str(tmp_path / "rg.json"), index=[]
+            root=str(resources),
+            queries=str(queries),
+            tool=str(tmp_path / "rg.json"),
+            index=[],
+            quality_runs=[str(quality)],
         ),
-        output=SimpleNamespace(table=str(out), host=str(tmp_path / "rg.host.json")),
+        output=SimpleNamespace(
+            table=str(out),
+            host=str(tmp_path / "rg.host.json"),
+            fast_path=str(tmp_path / "rg.fastpath.json"),
+        ),
         log=[str(tmp_path / "timing.log")],
-        wildcards=SimpleNamespace(tool="rg"),
+        wildcards=SimpleNamespace(tool="rg", corpus="tiny"),
         params=SimpleNamespace(timing={**timing, "timeout_seconds": 30}, seed=5, word_match=False),
     )
+    # a fast path that printed otherwise on one timed query: one line, nothing written
+    record({**{q: r.stdout_sha256 for q, r in printed.items()}, picked[0]: "0" * 64})
+    with pytest.raises(SystemExit) as stop:
+        runpy.run_path(str(REPO / "scripts" / "timing.py"), init_globals={"snakemake": smk})
+    assert str(stop.value).startswith(
+        f"script: rg on tiny: its fast path printed otherwise than its plain runs on 1 of 2 "
+        f"timed queries ({picked[0]})"
+    )
+    assert not out.exists() and not (tmp_path / "rg.fastpath.json").exists()
+    record({q: r.stdout_sha256 for q, r in printed.items()})
     runpy.run_path(str(REPO / "scripts" / "timing.py"), init_globals={"snakemake": smk})
+    audit = json.loads((tmp_path / "rg.fastpath.json").read_text())
+    assert (audit["compared"], audit["plain_runs_compared"], audit["differing"]) == (2, 6, [])
     rows = read_tsv(out, TIMING_HEADER)
     host = json.loads((tmp_path / "rg.host.json").read_text())
     assert host["cores"] == os.cpu_count() and host["kernel"].startswith("Linux ")
     assert host["corpus_filesystem"] != "unknown" and len(host["load_before"]) == 3
-    picked = seeded_subsample([f"q{i}" for i in range(4)], 2, seed=5)
     assert [(r["qid"], r["repeat"], r["runs"], r["warmups"]) for r in rows] == [
         (q, k, "2", "1") for q in picked for k in ("1", "2")
     ]

@@ -165,6 +165,17 @@ def test_every_query_has_a_run_line_or_is_absent_and_scores_cover_all_tools(two_
     assert all(int(rank) >= 1 for rank in base_ranks)
 
 
+def test_every_timed_tool_has_its_fast_path_audited_by_the_plain_timing_runs(two_runs):
+    timing = two_runs[0] / "results" / "mini" / "timing"
+    audits = {p.name.removesuffix(".fastpath.json"): p for p in timing.glob("*.fastpath.json")}
+    assert set(audits) == {p.stem for p in timing.glob("*.tsv")}
+    found = {tool: json.loads(path.read_text()) for tool, path in audits.items()}
+    assert all(a["equivalent"] and a["timed_queries"] == 2 for a in found.values()), found
+    # rg and hay answer the fixture's queries through the fast path: every timed one compared
+    for tool in ("rg", "hay"):
+        assert found[tool]["fast_path_queries"] == found[tool]["compared"] == 2, found[tool]
+
+
 def test_the_file_set_audit_names_every_tool(two_runs):
     audit = (two_runs[0] / "results/mini/fileset_audit.tsv").read_text().splitlines()
     rows = {line.split("\t")[0]: line.split("\t") for line in audit[1:]}
