@@ -720,7 +720,24 @@ def test_fast_path_checks_are_shown_per_tool_with_their_outcome():
     ]
     html = "".join(fast_path_html(checks))
     assert "Fast-path checks" in html and "differed on q4" in html
+    assert "audited by the timing runs" not in html  # a track without timing runs
     assert fast_path_html([]) == []
+    # the code track: what the timing stage's plain runs said, beside each check
+    audits = {
+        "rg": {
+            "fast_path_queries": 10,
+            "compared": 9,
+            "plain_runs_compared": 36,
+            "equivalent": True,
+        },
+        "ast-grep": {"fast_path_queries": 0, "compared": 0, "plain_runs_compared": 0},
+    }
+    assert [row[3] for row in fast_path_rows(checks, audits)] == [
+        "no timed query went fast",
+        "9 of 10 timed queries, 36 plain runs: same bytes",
+    ]
+    html = "".join(fast_path_html(checks, audits))
+    assert "<th>audited by the timing runs</th>" in html and "a difference" in html
 
 
 def test_word_match_names_the_tools_without_a_whole_word_form():

@@ -47,6 +47,7 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
     "mining": ("results/transcripts/mining.tsv", "behaviour run"),
     "timing": ("results/{corpus}/timing/{tool}.tsv", "timed tool"),
     "timing_host": ("results/{corpus}/timing/{tool}.host.json", "timed tool"),
+    "timing_fast_path": ("results/{corpus}/timing/{tool}.fastpath.json", "timed tool"),
     "index_cost": ("results/{corpus}/index/{tool}.json", "indexed tool"),
     "scores": ("results/{corpus}/{track}/scores.tsv", "track"),
     "health": ("results/{corpus}/{track}/health.tsv", "track"),
