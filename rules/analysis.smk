@@ -9,7 +9,7 @@ rule false_firings:
         symbols=SYMBOLS_TSV,
         words=FALSE_FIRING_WORDS_FILE,
     output:
-        tsv="results/{corpus}/false_firings.tsv",
+        tsv=FALSE_FIRINGS_TSV,
     log:
         "results/logs/{corpus}/false_firings.log",
     benchmark:
@@ -25,7 +25,7 @@ rule false_firings:
 # Pooled over corpora: the exclusion list the counts call for, and what each list does.
 rule false_firing_words:
     input:
-        tables=expand("results/{corpus}/false_firings.tsv", corpus=CORPORA),
+        tables=expand(FALSE_FIRINGS_TSV, corpus=CORPORA),
         words=FALSE_FIRING_WORDS_FILE,
     output:
         pooled="results/false_firings.tsv",
@@ -124,7 +124,7 @@ rule calibration_status:
         # (every track of searchbench/measures.py TRACK_DECLARATIONS, in its order)
         **{t: (lambda wildcards, t=t: on_track(t, CALIBRATION_TSV)) for t in TRACKS},
     output:
-        tsv="results/calibration_status.tsv",
+        tsv=CALIBRATION_STATUS_TSV,
     log:
         "results/logs/calibration_status.log",
     benchmark:

@@ -91,6 +91,23 @@ RUN_FILE = "results/{corpus}/{track}/runs/{tool}.run"
 SCORES_TSV = "results/{corpus}/{track}/scores.tsv"
 HEALTH_TSV = "results/{corpus}/{track}/health.tsv"
 CALIBRATION_TSV = "results/{corpus}/{track}/calibration.tsv"
+CALIBRATION_STATUS_TSV = "results/calibration_status.tsv"
+REPORT_CHARTS = "results/report/charts"
+REPORT_HTML = "results/report/index.html"
+REPORT_SUMMARY_CSV = "results/report/summary.csv"
+REPORT_SUMMARY_MD = "results/report/summary.md"
+TOOLS_JSON = "results/tools.json"
+MINED_TSV = "results/transcripts/mined.tsv"
+CODE_QUERIES_TSV = "results/{corpus}/code/queries.tsv"
+HEADING_WORDS_TSV = "results/{corpus}/docs/heading_words.tsv"
+HEADINGS_TSV = "results/{corpus}/docs/headings.tsv"
+DOCS_UNSEEN_TSV = "results/{corpus}/docs/unseen.tsv"
+FALSE_FIRINGS_TSV = "results/{corpus}/false_firings.tsv"
+FILESET_TXT = "results/{corpus}/filesets/{tool}.txt"
+UNSEEN_TSV = "results/{corpus}/unseen.tsv"
+USAGE_QUERIES_TSV = "results/{corpus}/usage/queries.tsv"
+USES_TSV = "results/{corpus}/uses.tsv"
+CONTAINING_TSV = "results/{corpus}/{track}/containing.tsv"
 
 
 def stop(line: str) -> NoReturn:
@@ -805,11 +822,11 @@ def pooled_targets() -> list[str]:
 
 def all_targets() -> list[str]:
     return [
-        "results/tools.json",
+        TOOLS_JSON,
         *(t for corpus in CORPORA for t in corpus_targets(corpus)),
-        "results/calibration_status.tsv",
+        CALIBRATION_STATUS_TSV,
         "results/pooled/code.json",
-        "results/report/index.html",
+        REPORT_HTML,
     ]
 
 

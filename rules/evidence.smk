@@ -5,10 +5,10 @@
 
 rule publish_evidence:
     input:
-        summary="results/report/summary.csv",
-        summary_md="results/report/summary.md",
-        charts="results/report/charts",
-        tools="results/tools.json",
+        summary=REPORT_SUMMARY_CSV,
+        summary_md=REPORT_SUMMARY_MD,
+        charts=REPORT_CHARTS,
+        tools=TOOLS_JSON,
         corpora=expand(CORPUS_JSON, corpus=CORPORA),
         hosts=[
             f"results/{corpus}/timing/{config['baseline']}.host.json"

@@ -2,9 +2,9 @@ rule queries:
     input:
         root=CHECKOUT_JSON,
         symbols=SYMBOLS_TSV,
-        unseen="results/{corpus}/unseen.tsv",
+        unseen=UNSEEN_TSV,
     output:
-        queries="results/{corpus}/code/queries.tsv",
+        queries=CODE_QUERIES_TSV,
         qrels="results/{corpus}/code/qrels.txt",
         funnel="results/{corpus}/code/funnel.tsv",
     log:
@@ -28,7 +28,7 @@ rule queries:
 rule gt_audit:
     input:
         root=CHECKOUT_JSON,
-        queries="results/{corpus}/code/queries.tsv",
+        queries=CODE_QUERIES_TSV,
     output:
         audit="results/{corpus}/code/gt_audit.tsv",
         summary="results/{corpus}/code/gt_audit_summary.tsv",
@@ -50,9 +50,9 @@ rule doc_headings:
         files=FILES_TSV,
         tokens=DOCS_TOKENS_FILE,
     output:
-        headings="results/{corpus}/docs/headings.tsv",
-        unseen="results/{corpus}/docs/unseen.tsv",
-        words="results/{corpus}/docs/heading_words.tsv",
+        headings=HEADINGS_TSV,
+        unseen=DOCS_UNSEEN_TSV,
+        words=HEADING_WORDS_TSV,
     log:
         "results/logs/{corpus}/doc_headings.log",
     benchmark:
@@ -72,8 +72,8 @@ rule doc_headings:
 checkpoint doc_queries:
     input:
         root=CHECKOUT_JSON,
-        symbols="results/{corpus}/docs/headings.tsv",
-        unseen="results/{corpus}/docs/unseen.tsv",
+        symbols=HEADINGS_TSV,
+        unseen=DOCS_UNSEEN_TSV,
         code_symbols=SYMBOLS_TSV,
     output:
         queries="results/{corpus}/docs/queries.tsv",
@@ -104,9 +104,9 @@ checkpoint doc_queries:
 checkpoint word_queries:
     input:
         root=CHECKOUT_JSON,
-        words="results/{corpus}/docs/heading_words.tsv",
-        identifiers="results/{corpus}/docs/headings.tsv",
-        unseen="results/{corpus}/docs/unseen.tsv",
+        words=HEADING_WORDS_TSV,
+        identifiers=HEADINGS_TSV,
+        unseen=DOCS_UNSEEN_TSV,
         code_symbols=SYMBOLS_TSV,
     output:
         queries="results/{corpus}/words/queries.tsv",
@@ -135,7 +135,7 @@ rule mine_transcripts:
     input:
         logs=BEHAVIOUR_LOGS or [],
     output:
-        mined="results/transcripts/mined.tsv",
+        mined=MINED_TSV,
         report="results/transcripts/mining.tsv",
     log:
         "results/logs/transcripts/mine.log",
@@ -159,7 +159,7 @@ checkpoint behaviour_queries:
         root=CHECKOUT_JSON,
         corpus=CORPUS_JSON,
         files=FILES_TSV,
-        mined="results/transcripts/mined.tsv",
+        mined=MINED_TSV,
         offered=behaviour_offered,
     output:
         queries="results/{corpus}/behaviour/queries.tsv",
@@ -190,7 +190,7 @@ rule uses:
         files=FILES_TSV,
         rules=sorted(str(p) for p in USES_RULES.glob("*.yml")),
     output:
-        uses="results/{corpus}/uses.tsv",
+        uses=USES_TSV,
     log:
         "results/logs/{corpus}/uses.log",
     benchmark:
@@ -212,10 +212,10 @@ checkpoint usage_queries:
     input:
         root=CHECKOUT_JSON,
         symbols=SYMBOLS_TSV,
-        unseen="results/{corpus}/unseen.tsv",
-        uses="results/{corpus}/uses.tsv",
+        unseen=UNSEEN_TSV,
+        uses=USES_TSV,
     output:
-        queries="results/{corpus}/usage/queries.tsv",
+        queries=USAGE_QUERIES_TSV,
         qrels="results/{corpus}/usage/qrels.txt",
         funnel="results/{corpus}/usage/funnel.tsv",
         audit="results/{corpus}/usage/audit.tsv",

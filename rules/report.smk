@@ -6,18 +6,18 @@ rule report:
         *[unpack(lambda wildcards, t=t: report_input_paths(t)) for t in TRACKS],
     output:
         html=report(
-            "results/report/index.html",
+            REPORT_HTML,
             caption="../report/index.rst",
             category="Report",
         ),
-        md="results/report/summary.md",
+        md=REPORT_SUMMARY_MD,
         csv=report(
-            "results/report/summary.csv",
+            REPORT_SUMMARY_CSV,
             caption="../report/summary.rst",
             category="Tables",
         ),
         charts=report(
-            directory("results/report/charts"),
+            directory(REPORT_CHARTS),
             caption="../report/charts.rst",
             category="Charts",
             patterns=["{corpus}/{track}/{chart}.svg"],

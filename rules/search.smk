@@ -37,7 +37,7 @@ rule containment:
         root=CHECKOUT_JSON,
         queries=QUERIES_TSV,
     output:
-        "results/{corpus}/{track}/containing.tsv",
+        CONTAINING_TSV,
     log:
         "results/logs/{corpus}/{track}/containment.log",
     benchmark:
@@ -54,9 +54,9 @@ rule fast_path_check:
     input:
         root=CHECKOUT_JSON,
         queries=QUERIES_TSV,
-        containing="results/{corpus}/{track}/containing.tsv",
+        containing=CONTAINING_TSV,
         tool=TOOL_JSON,
-        walk="results/{corpus}/filesets/{tool}.txt",
+        walk=FILESET_TXT,
         index=tool_index,
         on_track=on_tool_track,
     output:

@@ -45,7 +45,7 @@ rule symbols:
         ),
     output:
         symbols=SYMBOLS_TSV,
-        unseen="results/{corpus}/unseen.tsv",
+        unseen=UNSEEN_TSV,
     log:
         "results/logs/{corpus}/symbols.log",
     benchmark:

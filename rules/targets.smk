@@ -52,7 +52,7 @@ rule docs_track:
 # `snakemake --cores 2 usage_track`: the usage track alone, every corpus.
 rule usage_track:
     input:
-        drawn=expand("results/{corpus}/usage/queries.tsv", corpus=CORPORA),
+        drawn=expand(USAGE_QUERIES_TSV, corpus=CORPORA),
         measured=lambda wildcards: [
             t for c in CORPORA for t in track_targets(c, "usage")
         ],

@@ -30,7 +30,7 @@ if TIMING_ENABLED:
     rule timing:
         input:
             root=CHECKOUT_JSON,
-            queries="results/{corpus}/code/queries.tsv",
+            queries=CODE_QUERIES_TSV,
             tool=TOOL_JSON,
             index=tool_index,
             # After this tool's quality runs on the corpus (binary and files in the page

@@ -23,7 +23,7 @@ rule tools_json:
     input:
         expand(TOOL_JSON, tool=sorted(config["tools"])),
     output:
-        "results/tools.json",
+        TOOLS_JSON,
         # the configured tools not measured, and why (the report's "tools skipped")
         skipped="results/tools_skipped.tsv",
     log:
@@ -66,7 +66,7 @@ rule list_files:
         root=CHECKOUT_JSON,
         tool=TOOL_JSON,
     output:
-        "results/{corpus}/filesets/{tool}.txt",
+        FILESET_TXT,
     log:
         "results/logs/{corpus}/list_files.{tool}.log",
     benchmark:
