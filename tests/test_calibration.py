@@ -369,6 +369,7 @@ def test_a_family_that_cannot_detect_is_said_so_in_the_run_status(tmp_path):
     assert pooled_check(read_tsv(path, COLUMNS)).rows == 0
 
 
+@pytest.mark.slow
 def test_the_a_a_rate_holds_alpha_on_a_run_shaped_input():
     """300 queries, the n_eff of a default-run corpus's 22 tools, the default simulations."""
     n_effs = [0, 0, 0, 0, 0, 2, 3, 4, 5, 5, 6, 7, 13, 38, 54, 87, 95, 100, 108, 108, 108, 116]

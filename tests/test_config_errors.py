@@ -120,6 +120,7 @@ def _dry_run(tmp_path: Path, config: dict) -> subprocess.CompletedProcess:
         ),
     ],
 )
+@pytest.mark.slow
 def test_the_workflow_stops_with_that_one_line_and_no_traceback(tmp_path, mutate, expected):
     (tmp_path / "corpus").mkdir()
     (tmp_path / "corpus" / "a.c").write_text("int ring_reset(void) { return 0; }\n")
@@ -156,6 +157,7 @@ def _dry_run_targets(tmp_path: Path, *targets: str) -> subprocess.CompletedProce
         ("results/mini/cod/scores.tsv", "track 'cod' is not configured (did you mean `code`?)"),
     ],
 )
+@pytest.mark.slow
 def test_an_unknown_target_lists_the_corpora_and_tracks(tmp_path, target, expected):
     proc = _dry_run_targets(tmp_path, target)
     assert proc.returncode == 1
@@ -165,6 +167,7 @@ def test_an_unknown_target_lists_the_corpora_and_tracks(tmp_path, target, expect
     assert "No rule to produce" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_one_target_brings_a_whole_corpus_up_to_date_and_nothing_else(tmp_path):
     proc = _dry_run_targets(tmp_path, "results/mini/done.txt")
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -175,6 +178,7 @@ def test_one_target_brings_a_whole_corpus_up_to_date_and_nothing_else(tmp_path):
     assert "results/other/" not in out
 
 
+@pytest.mark.slow
 def test_a_skipped_tool_is_not_run_and_is_listed_with_its_reason(tmp_path):
     (tmp_path / "corpus").mkdir()
     (tmp_path / "corpus" / "a.c").write_text("int ring_reset(void) { return 0; }\n")
@@ -197,6 +201,7 @@ def _snakemake(workdir: Path, *args: str, timeout: int = 300) -> subprocess.Comp
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=workdir)
 
 
+@pytest.mark.slow
 def test_a_run_in_another_directory_reads_the_files_its_checks_read(tmp_path):
     """`--directory OTHER` with the default side-file names (config/languages.yaml, relative):
     the checks found the workflow's copies, and the first job must read the same ones."""
@@ -210,12 +215,14 @@ def test_a_run_in_another_directory_reads_the_files_its_checks_read(tmp_path):
     assert "a.c" in (tmp_path / "results" / "mini" / "files.tsv").read_text()
 
 
+@pytest.mark.slow
 def test_without_a_configfile_another_directory_runs_the_workflows_default(tmp_path):
     proc = _snakemake(tmp_path, "-n", "results/tools.json")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "tools_json" in proc.stdout
 
 
+@pytest.mark.slow
 def test_a_yaml_error_in_the_default_configuration_names_file_line_and_column(tmp_path):
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "config.yaml").write_text(
@@ -230,6 +237,7 @@ def test_a_yaml_error_in_the_default_configuration_names_file_line_and_column(tm
     ), output
 
 
+@pytest.mark.slow
 def test_a_parsable_target_after_configfile_stops_with_the_order_to_use(tmp_path):
     """`--configfile my.yaml results/...`: argparse gives the target to --configfile; one that
     parses as YAML (a run.yaml) would be merged into the configuration."""
@@ -293,6 +301,7 @@ def test_config_files_snakemake_cannot_read_are_one_line_before_it_runs(
     assert proc.stderr.strip() == expected and not proc.stdout
 
 
+@pytest.mark.slow
 def test_good_config_files_and_targets_before_them_pass_the_preflight(tmp_path):
     (tmp_path / "mine.yaml").write_text("seed: 7\n")
     for args in (
@@ -305,6 +314,7 @@ def test_good_config_files_and_targets_before_them_pass_the_preflight(tmp_path):
         assert proc.returncode == 0 and not proc.stderr, (args, proc.stderr)
 
 
+@pytest.mark.slow
 def test_a_track_the_corpus_does_not_measure_stops_with_why(tmp_path):
     """results/mini/docs/inference.json for a corpus with no documentation: its queries are
     drawn (none), then the run stops naming the track and why; it ran searches on no query
@@ -331,6 +341,7 @@ def test_a_track_the_corpus_does_not_measure_stops_with_why(tmp_path):
     assert again.returncode == 1 and again.stderr.strip().splitlines()[-1] == expected
 
 
+@pytest.mark.slow
 def test_the_behaviour_track_without_transcripts_stops_with_why(tmp_path):
     proc = _dry_run_targets(tmp_path, "results/mini/behaviour/inference.json")
     assert proc.returncode == 1

@@ -32,6 +32,7 @@ def _config(**changes) -> dict:
     return config
 
 
+@pytest.mark.slow
 def test_the_shipped_configurations_are_strictly_valid():
     for name in ("config.yaml", "kernel.yaml", "seed.yaml", "first-run.yaml"):
         data = load_yaml_unique(REPO / "config" / name)

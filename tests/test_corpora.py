@@ -526,6 +526,7 @@ def test_link_chain_escaping_through_another_link_is_refused(tmp_path, fake_npm)
 # ---------------------------------------------------------------------------- registries
 
 
+@pytest.mark.slow
 def test_deb_package_with_subdir(tmp_path):
     spec = {
         "source": {
@@ -551,6 +552,7 @@ def test_deb_package_with_subdir(tmp_path):
     assert_nothing_left(tmp_path, "bad")
 
 
+@pytest.mark.slow
 def test_deb_unknown_version_names_package(tmp_path):
     spec = {
         "source": {"kind": "deb", "packages": [{"name": "libxcrypt-source", "version": "0.0-9"}]}
@@ -560,6 +562,7 @@ def test_deb_unknown_version_names_package(tmp_path):
     assert_nothing_left(tmp_path)
 
 
+@pytest.mark.slow
 def test_npm_package(tmp_path):
     spec = {
         "source": {"kind": "npm", "package": "is-number", "version": "7.0.0"},
@@ -613,6 +616,7 @@ def test_files_tsv_round_trip_with_hostile_names(tmp_path):
     assert read_files_tsv(path) == sorted(entries, key=lambda e: os.fsencode(e.path))
 
 
+@pytest.mark.slow
 def test_npm_unknown_version_says_what_to_check(tmp_path):
     spec = {"source": {"kind": "npm", "package": "is-number", "version": "0.0.0-none"}}
     with pytest.raises(BenchError, match="No matching version.*npm view is-number versions"):

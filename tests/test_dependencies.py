@@ -337,6 +337,7 @@ def test_what_the_tests_and_devtools_import_is_declared(lists, mapping):
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 def test_each_rule_environment_lists_what_its_scripts_import(lists, mapping):
     """With `--sdm conda` each rule's script runs in its conda: file's environment alone, so
     that file must list every distribution the script needs (the docs track's markdown-it-py

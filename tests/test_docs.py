@@ -43,6 +43,7 @@ def documented_rows() -> dict[str, str]:
     return rows
 
 
+@pytest.mark.slow
 def test_every_rule_output_is_documented_with_its_rule(rule_outputs):
     rows = documented_rows()
     missing = sorted(set(rule_outputs) - set(rows))
@@ -51,17 +52,20 @@ def test_every_rule_output_is_documented_with_its_rule(rule_outputs):
     assert not wrong, f"documented rule differs (documented, actual): {wrong}"
 
 
+@pytest.mark.slow
 def test_every_documented_path_is_a_rule_output(rule_outputs):
     stale = sorted(set(documented_rows()) - set(rule_outputs))
     assert not stale, f"docs/artifacts.md documents paths no rule writes: {stale}"
 
 
+@pytest.mark.slow
 def test_the_check_sees_the_workflow(rule_outputs):
     """The check cannot pass vacuously: it reads the real rules and the real table."""
     assert rule_outputs["results/{corpus}/{track}/scores.tsv"] == "score"
     assert len(rule_outputs) >= 30 and len(documented_rows()) >= 30
 
 
+@pytest.mark.slow
 def test_no_rule_output_is_caught_by_the_unknown_target_rule(rule_outputs):
     """A new per-corpus or run-level file must be known to configcheck (CORPUS_NAMES,
     RUN_NAMES), else the catch-all stops the run with "not configured" (false_firings.tsv

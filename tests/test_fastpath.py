@@ -64,6 +64,7 @@ def tools():
 
 
 @pytest.mark.parametrize("name", FAST_TOOLS)
+@pytest.mark.slow
 def test_fast_path_is_byte_identical_to_the_plain_run(corpus, tools, name):
     tool = tools[name]
     if not tool.available:

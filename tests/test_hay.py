@@ -550,6 +550,7 @@ def test_a_fifo_is_refused_when_named_and_skipped_inside_a_folder(tmp_path: Path
     assert (found.returncode, found.stdout) == (0, b"dir/a.c:1:int ring_reset(void);\n")
 
 
+@pytest.mark.slow
 def test_a_long_query_compiles_its_regexes_only_for_a_line_it_scores(monkeypatch) -> None:
     """A 100 KB query spent its time compiling five regexes that hold it (0.45 s here, 5.9 s
     where measured), whether or not any line matched: now a long one compiles when a line

@@ -360,6 +360,7 @@ def expected_answers(spec) -> set[bytes]:
     }
 
 
+@pytest.mark.slow
 def test_every_tools_file_entry_is_a_hostile_case(resolved_tools):
     """A new entry gets a case without editing this file, and runs or says why not."""
     cases = {getattr(p, "values", (p,))[0] for p in map(_hostile_case, TOOL_SPECS)}

@@ -85,6 +85,7 @@ def test_a_ctags_index_records_its_cost(corpus, tmp_path):
     json.dumps(rec)  # a JSON record as it is
 
 
+@pytest.mark.slow
 def test_a_build_over_budget_is_killed_and_its_searches_end_in_error(slow_tool, corpus, tmp_path):
     index = tmp_path / "slow.idx"
     start = time.monotonic()

@@ -61,6 +61,7 @@ def test_query_is_never_an_option():
         assert spec.output == "grep-null"
 
 
+@pytest.mark.slow
 def test_exact_names_in_the_servers_order_inside_the_root(tmp_path):
     out = run_cli(["--query", "-rf", "--", *FAKE], tmp_path)
     assert out.returncode == 0, out.stderr
@@ -72,6 +73,7 @@ def test_exact_names_in_the_servers_order_inside_the_root(tmp_path):
     assert qualified.stdout.splitlines()[-1] == b"t.go\x003:Type.Name"
 
 
+@pytest.mark.slow
 def test_waits_for_progress_to_end(tmp_path):
     # the fake server answers [] until its 0.4 s progress ended: asking at once finds nothing
     out = run_cli(["--query", "f", "--", *FAKE], tmp_path)
@@ -126,6 +128,7 @@ NOTHING = (
 
 
 @pytest.mark.parametrize("mode", ["--crash", "--hang"])
+@pytest.mark.slow
 def test_crash_and_timeout_are_failures_and_leave_nothing(tmp_path, mode):
     start = time.monotonic()
     out = run_cli(["--timeout", "3", "--query", "f", "--", *FAKE, mode], tmp_path)
@@ -135,6 +138,7 @@ def test_crash_and_timeout_are_failures_and_leave_nothing(tmp_path, mode):
     assert not _fake_servers_alive(mode)
 
 
+@pytest.mark.slow
 def test_a_server_that_ignores_exit_is_killed(tmp_path):
     out = run_cli(["--query", "f", "--", *FAKE, "--ignore-exit"], tmp_path)
     assert out.returncode == 0
@@ -272,6 +276,7 @@ def _stop_session(proc: subprocess.Popen, sock: str, cwd: Path) -> None:
     assert not os.path.exists(sock)
 
 
+@pytest.mark.slow
 def test_a_session_answers_as_one_process_per_query_does(tmp_path):
     proc, sock, line = _serve(tmp_path, opts=("--qualified",))
     assert line.startswith(b"ready "), line
@@ -286,6 +291,7 @@ def test_a_session_answers_as_one_process_per_query_does(tmp_path):
 
 
 @pytest.mark.parametrize("mode", ["--crash", "--hang"])
+@pytest.mark.slow
 def test_a_failed_question_is_a_failure_and_the_server_is_restarted(tmp_path, mode):
     proc, sock, line = _serve(tmp_path, mode)
     assert line.startswith(b"ready "), line
@@ -416,6 +422,7 @@ def test_open_all_opens_every_file_of_the_suffix_in_path_order(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_references_are_asked_at_the_first_declaration_inside_the_root(tmp_path):
     # the fake server declares the query at `dir with space/b.py` line 5 (1-based); the name
     # follows a non-ASCII character there, so its column is counted in UTF-16 units

@@ -139,6 +139,7 @@ def test_bisection_finds_the_fewest_plus_signs_and_detection_is_monotone():
     assert 5 < detected.sum() < 60 and ((plus < n_eff) & detected).sum() > 5
 
 
+@pytest.mark.slow
 def test_simulated_power_matches_the_real_inference_on_simulated_samples():
     # The simulation's rule (1000 bootstrap resamples, 2000 sign flips, exact sums) against
     # the inference itself (10000 of each) on 200 samples drawn from the same model.
@@ -186,6 +187,7 @@ def test_power_rises_with_delta_and_with_n():
     assert mdes[1] < mdes[0] < pool.max_delta
 
 
+@pytest.mark.slow
 def test_a_known_large_effect_has_an_mde_below_it_and_is_detected():
     scores = shifted_scores(200)
     result = run_power(scores, design(baseline="rg", seed=SEED), settings=FAST)
@@ -215,6 +217,7 @@ def test_a_known_large_effect_has_an_mde_below_it_and_is_detected():
     assert "worst case for a single true effect" in result["metadata"]["holm"]
 
 
+@pytest.mark.slow
 def test_too_few_queries_or_nothing_differing_has_no_mde_and_says_why():
     few = run_power(shifted_scores(8), design(baseline="rg", seed=SEED), settings=FAST)
     assert few["mde"] is None and "fewer than 10 queries" in few["mde_note"]
@@ -236,6 +239,7 @@ def test_a_high_tie_share_makes_every_feasible_difference_undetectable():
     assert result["holm_m"] == 1
 
 
+@pytest.mark.slow
 def test_the_plan_gives_the_mde_at_other_sizes_and_the_queries_a_target_needs():
     # Issue 11 item 5: a table a reader can plan with, from this corpus's own differences
     from searchbench.power import PLAN_QUERIES, difference_pool, mde_at, queries_needed
@@ -288,6 +292,7 @@ def test_nan_or_duplicate_scores_are_a_clear_error():
 # --- output ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes_other_seed_other_draws():
     scores = shifted_scores(60)
     first = power_json(run_power(scores, design(baseline="rg", seed=SEED), settings=FAST))
@@ -305,6 +310,7 @@ def test_same_seed_same_bytes_other_seed_other_draws():
     assert len(doc["power_curve"]) == 21 and doc["power_curve"][0]["delta"] == 0.0
 
 
+@pytest.mark.slow
 def test_one_corpus_of_a_thousand_queries_gets_an_mde_and_a_plan():
     # Speed is the benchmark scripts' business, not a timed unit test's (the plan's extra
     # simulations take about 8 s here alone, 25 s on a shared machine).
@@ -313,6 +319,7 @@ def test_one_corpus_of_a_thousand_queries_gets_an_mde_and_a_plan():
     assert result["mde"] is not None and result["plan"][-1]["mde"] < result["mde"]
 
 
+@pytest.mark.slow
 def test_power_script_writes_identical_files_twice(tmp_path):
     write_scores(shifted_scores(40), tmp_path / "scores.tsv")
     outputs = []
@@ -341,6 +348,7 @@ def test_mde_is_the_smallest_delta_with_enough_power():
     assert math.isclose(minimum_detectable(np.array([-0.01] * 5)), 0.0)
 
 
+@pytest.mark.slow
 def test_written_power_json_round_trips(tmp_path):
     result = run_power(shifted_scores(30), design(baseline="rg", seed=SEED), settings=FAST)
     write_power(result, tmp_path / "power.json")
@@ -404,6 +412,7 @@ def report_model(tmp_path: Path, variant: bool = False):
     return model, inference, power
 
 
+@pytest.mark.slow
 def test_report_shows_the_mde_identical_and_what_left_holm(tmp_path):
     from searchbench.report.page import render_html, render_markdown
 
@@ -450,6 +459,7 @@ def test_report_shows_the_mde_identical_and_what_left_holm(tmp_path):
     assert "Left out as identical to rg" in md and "Tarone's rule" in md
 
 
+@pytest.mark.slow
 def test_report_names_each_comparison_family_and_an_ablation_s_reference(tmp_path):
     from searchbench.report.page import render_html, render_markdown
 

@@ -289,6 +289,7 @@ def test_missing_input_names_the_file_and_the_fix(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- tables
 
 
+@pytest.mark.slow
 def test_table_means_are_the_means_of_the_scores(page: str) -> None:
     cells = parse_tables(page).cells
     checked = 0
@@ -463,6 +464,7 @@ def test_page_needs_no_network(page: str) -> None:
 # ----------------------------------------------------------------------------- script
 
 
+@pytest.mark.slow
 def test_script_gives_byte_identical_outputs(built: Path, tmp_path: Path) -> None:
     """scripts/report.py through a stand-in snakemake object; same inputs, same bytes."""
     out = tmp_path / "report"
@@ -591,6 +593,7 @@ def test_snakemake_captions_render() -> None:
 
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium not at /usr/bin/chromium")
+@pytest.mark.slow
 def test_charts_render_offline_in_a_real_browser(built: Path, tmp_path: Path) -> None:
     url = (built / "index.html").as_uri()
     dom = chromium("--dump-dom", url, tmp=tmp_path).stdout.decode("utf-8")
@@ -614,6 +617,7 @@ def test_charts_render_offline_in_a_real_browser(built: Path, tmp_path: Path) ->
     assert green.sum() > 2000, green.sum()
 
 
+@pytest.mark.slow
 def test_run_endings_are_reported_with_timeouts_counted(tmp_path: Path) -> None:
     from searchbench.run_status import format_status
 
@@ -662,6 +666,7 @@ def test_run_endings_are_reported_with_timeouts_counted(tmp_path: Path) -> None:
     assert "<td>1</td>" in section.replace(' class="num"', "")
 
 
+@pytest.mark.slow
 def test_all_pairs_table_is_antisymmetric(tmp_path: Path) -> None:
     from searchbench.inference import run_inference, write_inference
     from searchbench.metrics import read_scores
@@ -813,6 +818,7 @@ def test_a_tool_asked_only_some_queries_is_marked_with_the_count():
     assert sec.cost["ctags"]["queries"] == 26 and sec.cost["ctags"]["not_applicable"] == 4
 
 
+@pytest.mark.slow
 def test_the_caveat_reaches_the_tool_row_of_the_page(tmp_path: Path) -> None:
     """End to end on the fixture: a tool declaring only C gets the mark and the note."""
     tools = json.loads((FIX / "tools.json").read_text())
@@ -855,6 +861,7 @@ def test_the_caveat_reaches_the_tool_row_of_the_page(tmp_path: Path) -> None:
     assert 'data-tool="rg"><td class="name">rg</td>' in html
 
 
+@pytest.mark.slow
 def test_code_and_docs_side_by_side_and_unmeasured_docs_say_why(tmp_path: Path) -> None:
     """Issue 9: one overview line per corpus with both tracks; a docs track with too few
     queries is a sentence with its funnel, not a table; the declared-in-code share is shown."""
@@ -1064,6 +1071,7 @@ def usage_track(root: Path) -> tuple[dict, dict]:
     return paths, comps
 
 
+@pytest.mark.slow
 def test_recall_at_10_is_shown_beside_ndcg_on_the_usage_track(tmp_path: Path) -> None:
     """Issue 17 item 3: recall@10 per query in scores.tsv, its paired comparison in
     inference.json, and both in the report: the usage section's results table (beside nDCG@10,
@@ -1120,6 +1128,7 @@ def test_every_verdict_has_its_own_colour() -> None:
     assert len(set(VERDICT_COLOURS.values())) == len(VERDICTS)
 
 
+@pytest.mark.slow
 def test_heading_words_are_a_section_and_columns_beside_the_identifier_tokens(
     tmp_path: Path,
 ) -> None:

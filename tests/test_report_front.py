@@ -306,6 +306,7 @@ def test_where_this_benchmark_is_wrong_names_the_tracks_that_ran(tmp_path: Path)
 # ----------------------------------------------------------------------------- the page
 
 
+@pytest.mark.slow
 def test_the_page_opens_with_context_findings_then_the_leaderboard(built: Path) -> None:
     page = (built / "index.html").read_text(encoding="utf-8")
     order = [
@@ -381,6 +382,7 @@ def inside(box: list[float] | None) -> bool:
 
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium not at /usr/bin/chromium")
+@pytest.mark.slow
 def test_leaderboard_and_quality_cost_chart_are_in_the_first_screen(
     built: Path, tmp_path: Path
 ) -> None:
@@ -464,6 +466,7 @@ def test_only_the_pareto_front_is_named_on_the_chart() -> None:
     assert {r["tool"] for r in panel["data"]["values"] if r["front"] == "Pareto front"} == {"t0"}
 
 
+@pytest.mark.slow
 def test_the_front_page_is_byte_identical_when_rebuilt(built: Path, tmp_path: Path) -> None:
     """Same inputs (the same pooled file), same bytes: page, summary and the pooled charts."""
     out = tmp_path / "again"

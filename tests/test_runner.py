@@ -138,6 +138,7 @@ def test_exit_two_is_an_error_not_a_miss(tmp_path):
 
 
 @pytest.mark.parametrize("mode", ["sleep", "exit"])
+@pytest.mark.slow
 def test_timeout_kills_the_whole_group(tmp_path, mode):
     pids = tmp_path / "pids"
     argv = [PY, str(FAKE / "hold_pipe.py"), mode, str(pids)]
@@ -169,6 +170,7 @@ def test_raw_json_is_stable_except_timing(tmp_path):
     assert record["status"] == "ok" and record["timed_out"] is False
 
 
+@pytest.mark.slow
 def test_one_gib_of_output_in_bounded_memory(tmp_path):
     mib = 1024
     proc = subprocess.run(

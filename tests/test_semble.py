@@ -46,6 +46,7 @@ def test_the_pin_is_exact_and_checked() -> None:
         check_pin("x", {k: v for k, v in SPEC.build.items() if k != "data_sha256"})
 
 
+@pytest.mark.slow
 def test_the_model_embeds_a_fixed_pair_to_its_known_cosine(built: Path) -> None:
     out = subprocess.run(
         [python_of(built), SESSION, "--cosine", *PAIR], capture_output=True, text=True
@@ -56,6 +57,7 @@ def test_the_model_embeds_a_fixed_pair_to_its_known_cosine(built: Path) -> None:
     assert version.stdout.startswith(b"semble 0.7.0 (model: tokenlearn-static-model 0.1.1")
 
 
+@pytest.mark.slow
 def test_weights_that_differ_from_the_pin_fail_the_build(tmp_path: Path) -> None:
     pin = {**SPEC.build, "data_sha256": {**SPEC.build["data_sha256"], "config.json": "0" * 64}}
     manifest = build(pin, "semble", tmp_path)
@@ -93,6 +95,7 @@ def ask(socket_path: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([SESSION, "--connect", str(socket_path), *args], capture_output=True)
 
 
+@pytest.mark.slow
 def test_a_session_ranks_the_defining_file_first(built: Path, tmp_path: Path) -> None:
     root = tmp_path / "corpus"
     (root / "pkg").mkdir(parents=True)
@@ -123,6 +126,7 @@ def test_a_session_ranks_the_defining_file_first(built: Path, tmp_path: Path) ->
     assert not socket_path.exists()
 
 
+@pytest.mark.slow
 def test_an_index_not_ready_in_time_reads_not_ready_and_answers_errors(
     built: Path, tmp_path: Path
 ) -> None:

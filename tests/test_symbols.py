@@ -459,6 +459,7 @@ def _sharded_pass(root: Path, files, shards: int, out: Path, **kw) -> tuple[byte
     return (out / "symbols.tsv").read_bytes(), (out / "unseen.tsv").read_bytes()
 
 
+@pytest.mark.slow
 def test_sharded_symbol_pass_is_byte_identical_to_one_pass(corpus, tmp_path):
     """Issue 12 item 3: 1, 3 and more shards than files write the same two files."""
     # the tricky fixture plus an unseen file of every kind (a limit of 6,000 bytes makes

@@ -52,6 +52,7 @@ def dry_run(tmp_path: Path, timing: dict) -> str:
 
 
 @pytest.mark.parametrize("enabled", [True, False])
+@pytest.mark.slow
 def test_timing_jobs_are_planned_only_when_timing_is_enabled(tmp_path: Path, enabled: bool):
     output = dry_run(tmp_path, {"enabled": enabled, "queries": 2})
     jobs = job_counts(output)
@@ -61,6 +62,7 @@ def test_timing_jobs_are_planned_only_when_timing_is_enabled(tmp_path: Path, ena
     assert ("results/mini/timing/" in output) is enabled
 
 
+@pytest.mark.slow
 def test_timing_defaults_to_enabled(tmp_path: Path):
     jobs = job_counts(dry_run(tmp_path, {}))
     assert jobs["timing"] == jobs["search"]
