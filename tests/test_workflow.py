@@ -170,7 +170,8 @@ def test_every_timed_tool_has_its_fast_path_audited_by_the_plain_timing_runs(two
     audits = {p.name.removesuffix(".fastpath.json"): p for p in timing.glob("*.fastpath.json")}
     assert set(audits) == {p.stem for p in timing.glob("*.tsv")}
     found = {tool: json.loads(path.read_text()) for tool, path in audits.items()}
-    assert all(a["equivalent"] and a["timed_queries"] == 2 for a in found.values()), found
+    # a language server is timed on the queries in its languages only: up to 2
+    assert all(a["equivalent"] and a["timed_queries"] <= 2 for a in found.values()), found
     # rg and hay answer the fixture's queries through the fast path: every timed one compared
     for tool in ("rg", "hay"):
         assert found[tool]["fast_path_queries"] == found[tool]["compared"] == 2, found[tool]
