@@ -506,3 +506,23 @@ def test_report_says_when_nothing_could_have_been_detected():
     sec = Section("c", "code", "rg", ["rg", "a"], [], set(), {}, {}, {}, {}, {})
     html = "".join(power_html(power, sec))
     assert "Minimum detectable MRR difference: none (no mean difference up to" in html
+
+
+@pytest.mark.slow
+def test_each_sample_size_is_simulated_once_per_job(monkeypatch):
+    """The plan and both targets' bisections ask for some sizes again (n = 3000 each time):
+    a size is simulated once and its MDE reused, the corpus's own size included."""
+    import searchbench.power as power
+
+    sizes: list[int] = []
+    simulate = power.simulate_thresholds
+
+    def counting(pool, threshold, *, n=None, **options):
+        sizes.append(pool.n if n is None else n)
+        return simulate(pool, threshold, n=n, **options)
+
+    monkeypatch.setattr(power, "simulate_thresholds", counting)
+    result = run_power(shifted_scores(300), design(baseline="rg", seed=SEED), settings=FAST)
+    assert 300 in sizes and 3000 in sizes
+    assert len(sizes) == len(set(sizes)), sorted(sizes)
+    assert {p["queries"] for p in result["plan"]} <= set(sizes)
