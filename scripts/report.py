@@ -9,7 +9,7 @@ output: html, md, csv, charts (directory)
 
 from pathlib import Path
 
-from searchbench.report import ReportOutputs, build_report
+from searchbench.report.build import ReportOutputs, build_report
 from searchbench.report.inputs import ReportInputs
 from searchbench.scriptmain import run_script
 

@@ -11,7 +11,7 @@ import jsonschema
 import yaml
 
 from searchbench.errors import BenchError
-from searchbench.symbols import load_rules
+from searchbench.symbols import load_rules, rule_documents
 
 
 def _is_integer(checker, value) -> bool:
@@ -270,9 +270,8 @@ def rule_kinds(rules_dir: Path, languages: dict) -> set[str]:
     """Every declaration kind the rules name (rule ids are `<language>-<kind>`)."""
     kinds = set()
     for language, text in load_rules(Path(rules_dir), languages).items():
-        for doc in yaml.safe_load_all(text):
-            if doc:
-                kinds.add(str(doc["id"])[len(language) + 1 :])
+        for doc in rule_documents(text):
+            kinds.add(str(doc["id"])[len(language) + 1 :])
     return kinds
 
 

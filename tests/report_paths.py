@@ -6,7 +6,7 @@ from typing import Any
 
 from design_fixture import schema_config
 
-from searchbench import report
+from searchbench.report import build as report
 from searchbench.report.inputs import ReportInputs
 from searchbench.report.model import Model
 from searchbench.report.model import build_model as model_of
