@@ -1,6 +1,5 @@
 """Read every artifact the report names and write its files (see the package docstring)."""
 
-
 from __future__ import annotations
 
 import os
