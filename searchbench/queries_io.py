@@ -1,14 +1,22 @@
 """Reading a track's queries.tsv: the one reader of the file, for every step that reads it
 (search, timing, scoring, filter-or-rank, the ground-truth audit)."""
 
+from __future__ import annotations
+
 import os
 from dataclasses import dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from searchbench.artifacts import read_tsv
 from searchbench.paths import decode_path
-from searchbench.sampling import QUERY_COLUMNS
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# Declared here, beside the file's one reader, not in sampling (its writer), which imports
+# pandas: most of a run's jobs read queries and nothing else of sampling.
+CANDIDATE_COLUMNS = ["query", "language", "kind", "path", "line", "eligibility"]
+QUERY_COLUMNS = ["qid", *CANDIDATE_COLUMNS]
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,10 @@ def query_rows(path: str | os.PathLike) -> list[dict[str, str]]:
 
 def query_frame(path: str | os.PathLike) -> pd.DataFrame:
     """queries.tsv as a pandas DataFrame of strings, in file order."""
+    # imported here: the search, fast-path and timing jobs (most of a run's jobs) read
+    # queries without pandas, and importing it was most of their own start (0.45 of 0.6 s)
+    import pandas as pd
+
     return pd.DataFrame(query_rows(path), columns=QUERY_COLUMNS, dtype=str)
 
 

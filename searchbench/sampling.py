@@ -21,11 +21,10 @@ from searchbench import artifacts
 from searchbench.artifacts import read_tsv_frame, write_text
 from searchbench.errors import BenchError
 from searchbench.paths import decode_path, encode_path
+from searchbench.queries_io import CANDIDATE_COLUMNS, QUERY_COLUMNS
 from searchbench.symbols import SYMBOL_COLUMNS, UNSEEN_COLUMNS, names_among, tokens_in_files
 from searchbench.trec import qrels_lines
 
-CANDIDATE_COLUMNS = ["query", "language", "kind", "path", "line", "eligibility"]
-QUERY_COLUMNS = ["qid", *CANDIDATE_COLUMNS]
 FUNNEL_COLUMNS = ["step", "count"]
 # Unicode letters count (größe_berechnen is a name a user searches for); `$` is a letter in
 # JavaScript and PHP. Operators (`operator==`) and other non-names are dropped.
