@@ -94,4 +94,18 @@ def test_the_quick_start_commands_are_the_ones_bench_runs():
         bench,
         re.M,
     )
-    assert re.search(r"^\s+test\) setup; exec python -m pytest \"\$@\" ;;$", bench, re.M)
+    # the tests run on every core, whole files to a worker, in conftest's order
+    assert re.search(
+        r"^\s+test\) setup; exec python -m pytest -n \"\$\{BENCH_TEST_WORKERS:-auto\}\" "
+        r"--dist loadfile --loadscope-no-reorder \"\$@\" ;;$",
+        bench,
+        re.M,
+    )
+
+
+def test_the_files_run_first_are_test_files_that_exist():
+    # a renamed file would silently leave the order, and run last again
+    from conftest import HEAVIEST_FIRST
+
+    assert len(set(HEAVIEST_FIRST)) == len(HEAVIEST_FIRST)
+    assert [name for name in HEAVIEST_FIRST if not (REPO / "tests" / name).is_file()] == []
