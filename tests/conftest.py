@@ -19,7 +19,7 @@ def repo_root() -> Path:
 # The test files that run whole workflows, heaviest first (seconds on 2 cores in a
 # `--durations` profile, December 2026: test_workflow 608, test_slurm 351, test_reruns 175,
 # test_toy_track 121, the rest under 65). `./bench test` hands whole files to its workers
-# (pytest-xdist, --dist loadfile --loadscope-no-reorder) in collection order, so a heavy file
+# (pytest-xdist, --dist loadfile --no-loadscope-reorder) in collection order, so a heavy file
 # collected late would run alone at the end; the order changes no outcome, as every file
 # makes its own runs.
 HEAVIEST_FIRST = (

@@ -97,7 +97,7 @@ def test_the_quick_start_commands_are_the_ones_bench_runs():
     # the tests run on every core, whole files to a worker, in conftest's order
     assert re.search(
         r"^\s+test\) setup; exec python -m pytest -n \"\$\{BENCH_TEST_WORKERS:-auto\}\" "
-        r"--dist loadfile --loadscope-no-reorder \"\$@\" ;;$",
+        r"--dist loadfile --no-loadscope-reorder \"\$@\" ;;$",
         bench,
         re.M,
     )
