@@ -159,11 +159,13 @@ def cpu_floor_lines(cpu: dict[str, tuple[float, int]], cores: int, largest: int 
 
 
 def fast_path_table(results: Path, corpora: list[str]) -> list[str]:
-    lines = ["corpus\ttool\tfast_runs/runs\tcheck (queries checked/planned)"]
+    """Per corpus, track and tool: how many of that track's quality runs took the fast path,
+    and the outcome of that track's check."""
+    lines = ["corpus\ttrack\ttool\tfast_runs/runs\tcheck (queries checked/planned)"]
     for corpus in corpora:
         for raw in sorted((results / corpus).glob("*/raw/*.jsonl")):
-            tool = raw.stem
-            _, runs, fast = raw_seconds(results, corpus, tool)
+            tool, track = raw.stem, raw.parent.parent.name
+            _, runs, fast = raw_seconds(results, corpus, tool, track)
             check_path = raw.parent.parent / "fastpath" / f"{tool}.json"
             if check_path.exists():
                 check = json.loads(check_path.read_text())
@@ -173,7 +175,7 @@ def fast_path_table(results: Path, corpora: list[str]) -> list[str]:
                 )
             else:
                 outcome = "no fast path"
-            lines.append(f"{corpus}\t{tool}\t{fast}/{runs}\t{outcome}")
+            lines.append(f"{corpus}\t{track}\t{tool}\t{fast}/{runs}\t{outcome}")
     return lines
 
 

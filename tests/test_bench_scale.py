@@ -56,6 +56,27 @@ def test_the_cpu_floor_sums_every_track_s_quality_runs_and_divides_by_the_cores(
     assert lines[2] == "largest\tprobe 4.0, rg 0.2"
 
 
+def test_the_fast_path_table_counts_each_track_s_runs_on_its_own_row(tmp_path):
+    code, usage = tmp_path / "a" / "code", tmp_path / "a" / "usage"
+    (code / "raw").mkdir(parents=True)
+    (code / "raw" / "probe.jsonl").write_text(
+        '{"elapsed": 1.0, "fast_path": true}\n{"elapsed": 1.0, "fast_path": true}\n'
+        '{"elapsed": 1.0}\n'
+    )
+    (usage / "raw").mkdir(parents=True)
+    (usage / "raw" / "probe.jsonl").write_text('{"elapsed": 1.0}\n')
+    (code / "fastpath").mkdir()
+    (code / "fastpath" / "probe.json").write_text(
+        '{"equivalent": true, "queries_checked": 5, "queries_planned": 5}'
+    )
+
+    assert bench.fast_path_table(tmp_path, ["a"]) == [
+        "corpus\ttrack\ttool\tfast_runs/runs\tcheck (queries checked/planned)",
+        "a\tcode\tprobe\t2/3\tequivalent (5/5)",
+        "a\tusage\tprobe\t0/1\tno fast path",
+    ]
+
+
 def test_own_cpu_is_read_after_a_command_name_with_spaces_and_parentheses():
     # pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime
     # stime cutime cstime ...: the children's times (cutime, cstime) are not the process's own.
