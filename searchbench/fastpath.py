@@ -14,6 +14,7 @@ plain run of it (audit_against_timing); one that differs stops the run.
 
 import atexit
 import fnmatch
+import functools
 import hashlib
 import logging
 import os
@@ -110,8 +111,15 @@ def merge_in_walk_order(
 
 def always_named(tool: ResolvedTool, path: bytes) -> bool:
     """A file every fast-path run names (its name matches a fast_path_always pattern)."""
-    name = os.fsdecode(path).rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in tool.spec.fast_path_always)
+    patterns = tool.spec.fast_path_always
+    return bool(patterns) and _matches_any(tuple(patterns), path.rsplit(b"/", 1)[-1])
+
+
+# asked for every file of the walk on every query: each name is matched once per job
+@functools.lru_cache(maxsize=1 << 17)
+def _matches_any(patterns: tuple[str, ...], name: bytes) -> bool:
+    text = os.fsdecode(name)
+    return any(fnmatch.fnmatchcase(text, pattern) for pattern in patterns)
 
 
 def takes_fast_path(tool: ResolvedTool, query: str) -> bool:

@@ -5,6 +5,7 @@ path, its version line and sha256 are recorded in results/tools.json, and every 
 exact file with an argv list (never a shell string).
 """
 
+import functools
 import os
 import re
 import shutil
@@ -592,21 +593,27 @@ def expand_argv(
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _placeholders(keys: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(map(re.escape, keys)))
+
+
 def _fill(element: str, values: dict[str, str | None]) -> str:
-    result = []
-    i = 0
-    while i < len(element):
-        for key, value in values.items():
-            if element.startswith(key, i):
-                if value is None:
-                    raise BenchError(f"argv element {element!r} needs {key} but none was given")
-                result.append(value)
-                i += len(key)
-                break
-        else:
-            result.append(element[i])
-            i += 1
-    return "".join(result)
+    """Every placeholder of the element replaced in one left-to-right pass (a filled value is
+    never scanned again). A regular expression, not a loop over characters: argv is filled
+    for every search, 16 elements a query."""
+    if "{" not in element:
+        return element
+
+    def value_of(match: re.Match[str]) -> str:
+        value = values[match.group()]
+        if value is None:
+            raise BenchError(
+                f"argv element {element!r} needs {match.group()} but none was given"
+            )
+        return value
+
+    return _placeholders(tuple(values)).sub(value_of, element)
 
 
 def expand_env(env: dict[str, str], root: str, index: str | None = None) -> dict[str, str]:

@@ -145,6 +145,16 @@ def test_expand_argv_word_and_literal_placeholders():
     ]
 
 
+def test_expand_argv_fills_in_one_pass_and_names_a_missing_value():
+    template = ["{binary}{query}{index}", "-e{", "{session}}", "{unknown}", "x{timeout}y"]
+    argv = expand_argv(template, "/b", "{binary}", index="$1\\1", session="s", timeout=10)
+    # adjacent placeholders, a value holding a placeholder or a backreference kept literal
+    assert argv == ["/b{binary}$1\\1", "-e{", "s}", "{unknown}", "x9.000y"]
+    with pytest.raises(BenchError) as err:
+        expand_argv(["--tags={index}"], "/b", "q")
+    assert str(err.value) == "argv element '--tags={index}' needs {index} but none was given"
+
+
 def _write_tools(tmp_path: Path, entry: dict) -> Path:
     path = tmp_path / "tools.yaml"
     path.write_text(json.dumps({"tools": {"t": entry}}))
