@@ -608,9 +608,7 @@ def _fill(element: str, values: dict[str, str | None]) -> str:
     def value_of(match: re.Match[str]) -> str:
         value = values[match.group()]
         if value is None:
-            raise BenchError(
-                f"argv element {element!r} needs {match.group()} but none was given"
-            )
+            raise BenchError(f"argv element {element!r} needs {match.group()} but none was given")
         return value
 
     return _placeholders(tuple(values)).sub(value_of, element)
