@@ -8,8 +8,8 @@ from searchbench.artifacts import write_json, write_text
 from searchbench.errors import BenchError
 from searchbench.fastpath import audit_against_timing, audit_failure
 from searchbench.host import host_record, load_average
-from searchbench.metrics import read_raw_records
 from searchbench.queries_io import read_queries
+from searchbench.raw_io import read_raw_records
 from searchbench.runner import SearchResult, run_tool
 from searchbench.scriptmain import run_script, search_setup_of_job
 from searchbench.session import tool_session

@@ -5,7 +5,6 @@ definitions are declared once, in searchbench.measures; this module applies them
 reads and writes scores.tsv.
 """
 
-import json
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -24,6 +23,7 @@ from searchbench.measures import (  # noqa: F401 - re-exported: the per-query fu
     reciprocal_rank,
     success_at,
 )
+from searchbench.raw_io import read_raw_records  # noqa: F401 - re-exported for its readers
 from searchbench.statuses import (  # noqa: F401 - re-exported: the statistics import them here
     FAILED_STATUSES,
     NOT_APPLICABLE,
@@ -59,26 +59,6 @@ def files_containing(run: Mapping[str, Sequence[str]]) -> dict[str, int]:
 def relevant_docids(qrels: Mapping[str, Mapping[str, int]], qid: str) -> frozenset[str]:
     """The right docids of one query (relevance > 0)."""
     return frozenset(docid for docid, rel in qrels.get(qid, {}).items() if rel > 0)
-
-
-def read_raw_records(path: str | os.PathLike) -> dict[str, dict]:
-    """Read a raw/{tool}.jsonl file into {qid: record}; each qid exactly once."""
-    records: dict[str, dict] = {}
-    with open(path, encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise BenchError(f"{path}:{lineno}: not a JSON object ({err.msg})") from None
-            qid = record.get("qid") if isinstance(record, dict) else None
-            if not isinstance(qid, str):
-                raise BenchError(f"{path}:{lineno}: record has no string 'qid'")
-            if qid in records:
-                raise BenchError(f"{path}:{lineno}: qid {qid!r} appears twice")
-            records[qid] = record
-    return records
 
 
 def _optional_int(record: Mapping, key: str, where: str) -> int | None:
