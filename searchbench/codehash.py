@@ -13,9 +13,6 @@ from pathlib import Path
 PACKAGE = "searchbench"
 
 
-# Keyed by the source text itself, so an edited module is parsed again: the workflow hashes
-# ~40 scripts whose closures share most modules, and parsing each module once per closure
-# was three quarters of every Snakemake start (12 of 16 s).
 def _statements(body: list[ast.AST]) -> Iterator[ast.AST]:
     """Every statement, nested ones too: imports are statements, so expressions (most of a
     module's nodes) need no visit."""
