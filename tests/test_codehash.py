@@ -34,3 +34,16 @@ def test_real_scripts_cover_the_modules_they_use():
     assert {"sampling.py", "symbols.py", "trec.py", "paths.py"} <= names
     search = script_code_hash(REPO / "searchbench", REPO / "scripts" / "search.py")
     assert len(search) == 16
+
+
+def test_an_import_added_in_the_same_process_joins_the_closure(tmp_path):
+    # each module's imports are parsed once per process, keyed by its text: an edit that
+    # adds an import (here a lazy one, inside a function) is seen at once
+    package, script = _package(tmp_path)
+    before = script_code_hash(package, script)
+    assert "unrelated.py" not in {p.name for p in module_closure(package, ["top"])}
+    (package / "leaf.py").write_text("def g():\n    import searchbench.unrelated\n")
+    assert "unrelated.py" in {p.name for p in module_closure(package, ["top"])}
+    after = script_code_hash(package, script)
+    (package / "unrelated.py").write_text("Y = 3\n")
+    assert len({before, after, script_code_hash(package, script)}) == 3
