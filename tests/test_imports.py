@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import graphlib
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "searchbench"
@@ -106,3 +108,30 @@ def test_no_script_puts_the_repository_on_sys_path():
     assert len(scripts) > 30
     found = [p.name for p in scripts if "sys.path" in p.read_text(encoding="utf-8")]
     assert found == []
+
+
+def _modules_loaded_by(imports: list[str]) -> set[str]:
+    """Top-level modules a fresh interpreter holds after these import statements."""
+    code = "\n".join([*imports, "import sys", "print(' '.join(sorted(sys.modules)))"])
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    return {name.split(".")[0] for name in proc.stdout.split()}
+
+
+def test_the_per_query_jobs_start_without_pandas_or_scipy():
+    """search, fast_path_check and timing are most of a run's jobs; pandas alone was 0.45 of
+    their 0.6 s start."""
+    repo = PACKAGE.parent
+    for script in ("search", "fast_path_check", "timing"):
+        tree = ast.parse((repo / "scripts" / f"{script}.py").read_text(encoding="utf-8"))
+        imports = [
+            ast.unparse(node) for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
+        ]
+        assert {"pandas", "scipy"} & _modules_loaded_by(imports) == set(), script
+
+
+def test_the_workflow_s_report_inputs_leave_the_page_and_scipy_unimported():
+    # rules/common.smk reads report.inputs at every Snakemake start (every Slurm job twice)
+    loaded = _modules_loaded_by(["import searchbench.report.inputs"])
+    assert {"scipy", "altair", "pandas"} & loaded == set()
