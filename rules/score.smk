@@ -59,6 +59,7 @@ rule power:
         "../envs/python.yaml"
     params:
         design=design,
+        settings=config["power"],
         rerun_on_code=code_hash("power"),
     script:
         "../scripts/power.py"

@@ -3,7 +3,7 @@ power.json."""
 
 from searchbench.design import Design
 from searchbench.metrics import read_scores
-from searchbench.power import run_power, write_power
+from searchbench.power import Settings, run_power, write_power
 from searchbench.scriptmain import run_script
 
 
@@ -13,6 +13,7 @@ def main(smk) -> None:
     result = run_power(
         read_scores(smk.input.scores),
         Design.from_params(params.design),
+        settings=Settings(**params.settings),
         context=context,
     )
     write_power(result, smk.output.json)

@@ -18,6 +18,16 @@ from searchbench.design import Design
 SCHEMA = Path(__file__).resolve().parent.parent / "config" / "schema" / "config.schema.yaml"
 
 
+# A workflow-running test's statistics: its runs check wiring, artifacts and determinism,
+# which fewer simulations check as well; the simulations' precision at the defaults is
+# tests/test_calibration.py's and tests/test_power.py's. Power's cost does not shrink with a
+# fixture corpus (its plan simulates up to 3,000 queries): 17 s a job at the defaults.
+FIXTURE_STATISTICS: dict[str, Any] = {
+    "calibration": {"simulations": 20, "resamples": 200},
+    "power": {"simulations": 50, "bootstrap_resamples": 100, "flip_resamples": 200},
+}
+
+
 @lru_cache(maxsize=1)
 def _defaults() -> dict[str, Any]:
     # a placeholder corpus, as the schema asks for one; taken out again after validation

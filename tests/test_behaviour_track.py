@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from design_fixture import FIXTURE_STATISTICS
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures" / "transcripts"
@@ -28,7 +29,7 @@ def _config(workdir: Path, corpus: Path, logs: Path) -> dict:
         "languages_file": str(REPO / "config" / "languages.yaml"),
         "astgrep_rules_dir": str(REPO / "config" / "astgrep"),
         "resamples": 2000,
-        "calibration": {"simulations": 20, "resamples": 200},
+        **FIXTURE_STATISTICS,
         "docs": {"min_queries": 3},
         "usage": {"min_queries": 3},
         "timing": {"enabled": False},

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from design_fixture import design, schema_config
 from test_inference import make_scores
 
@@ -319,6 +320,21 @@ def test_one_corpus_of_a_thousand_queries_gets_an_mde_and_a_plan():
     assert result["mde"] is not None and result["plan"][-1]["mde"] < result["mde"]
 
 
+def test_the_schema_s_power_settings_are_the_simulation_s_defaults():
+    # config/config.yaml writes them out; a fixture may lower them (tests/test_workflow.py)
+    defaults = Settings()
+    configured = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["power"]
+    assert (
+        schema_config()["power"]
+        == configured
+        == {
+            "simulations": defaults.simulations,
+            "bootstrap_resamples": defaults.bootstrap_resamples,
+            "flip_resamples": defaults.flip_resamples,
+        }
+    )
+
+
 @pytest.mark.slow
 def test_power_script_writes_identical_files_twice(tmp_path):
     write_scores(shifted_scores(40), tmp_path / "scores.tsv")
@@ -327,7 +343,8 @@ def test_power_script_writes_identical_files_twice(tmp_path):
         snakemake = SimpleNamespace(
             input=SimpleNamespace(scores=str(tmp_path / "scores.tsv")),
             params=SimpleNamespace(
-                design=design(baseline="rg", seed=SEED, primary=["hay"]).as_params()
+                design=design(baseline="rg", seed=SEED, primary=["hay"]).as_params(),
+                settings=schema_config()["power"],
             ),
             output=SimpleNamespace(json=str(tmp_path / run / "power.json")),
             wildcards={"corpus": "c", "track": "code"},
@@ -337,6 +354,27 @@ def test_power_script_writes_identical_files_twice(tmp_path):
     assert outputs[0] == outputs[1]
     meta = json.loads(outputs[0])["metadata"]
     assert (meta["corpus"], meta["track"], meta["inference_resamples"]) == ("c", "code", 10_000)
+    assert (meta["simulations"], meta["bootstrap_resamples"], meta["flip_resamples"]) == (
+        1000,
+        1000,
+        2000,
+    )
+
+
+def test_a_configuration_s_power_settings_reach_the_simulation(tmp_path):
+    write_scores(shifted_scores(40), tmp_path / "scores.tsv")
+    settings = {"simulations": 40, "bootstrap_resamples": 30, "flip_resamples": 50}
+    snakemake = SimpleNamespace(
+        input=SimpleNamespace(scores=str(tmp_path / "scores.tsv")),
+        params=SimpleNamespace(
+            design=design(baseline="rg", seed=SEED).as_params(), settings=settings
+        ),
+        output=SimpleNamespace(json=str(tmp_path / "power.json")),
+        wildcards={"corpus": "c", "track": "code"},
+    )
+    runpy.run_path(str(ROOT / "scripts" / "power.py"), init_globals={"snakemake": snakemake})
+    meta = json.loads((tmp_path / "power.json").read_text())["metadata"]
+    assert {key: meta[key] for key in settings} == settings
 
 
 def test_mde_is_the_smallest_delta_with_enough_power():

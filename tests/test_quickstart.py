@@ -31,7 +31,7 @@ def test_the_first_run_is_valid_and_uses_the_default_corpora_and_tools_unchanged
         assert entry == default["corpora"].get(name), name
     # ... and the same statistics and budgets (calibration had 200 simulations, not 1500)
     same = ("seed", "queries_per_corpus", "min_symbol_length", "baseline", "resamples", "alpha")
-    for key in (*same, "calibration", "timeout_seconds", "fast_path_check", "timing"):
+    for key in (*same, "calibration", "power", "timeout_seconds", "fast_path_check", "timing"):
         assert first.get(key) == default.get(key), key
     tools = _tools_file(first)
     assert first_config_error({"tools": tools}, TOOLS_SCHEMA, first["tools_file"]) is None

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from design_fixture import FIXTURE_STATISTICS
 
 REPO = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
@@ -183,6 +184,7 @@ class Fixture:
             "baseline": "rg",
             "timeout_seconds": 30,
             "resamples": 1000,
+            **FIXTURE_STATISTICS,
             "timing": {"queries": 1, "warmups": 0, "repeats": 1, "budget_seconds": 1},
             "corpora": {
                 "loc": {"source": {"kind": "local", "path": str(self.local)}},

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from design_fixture import design, schema_config
+from design_fixture import FIXTURE_STATISTICS, design, schema_config
 
 from searchbench.command import Command
 from searchbench.errors import BenchError
@@ -323,6 +323,7 @@ def test_a_run_with_four_broken_tools_goes_on_and_says_which_broke(tmp_path):
         "timeout_seconds": 1,
         "tool_health": {"stop_after": 3},
         "resamples": 2000,
+        **FIXTURE_STATISTICS,
         "docs": {"min_queries": 1000},  # the code track only
         "timing": {"enabled": False},
         "corpora": {"mini": {"source": {"kind": "local", "path": str(corpus)}}},

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from design_fixture import FIXTURE_STATISTICS
 
 from searchbench.tools import load_tools
 
@@ -59,6 +60,7 @@ def _config(workdir: Path, corpus: Path, queries: int = 12) -> dict:
         "baseline": "rg",
         "timeout_seconds": 30,
         "resamples": 2000,
+        **FIXTURE_STATISTICS,
         "docs": {"min_queries": 3},
         "timing": {"queries": 2, "warmups": 0, "repeats": 1, "timeout_seconds": 30},
         "corpora": {
