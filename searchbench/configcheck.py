@@ -46,7 +46,13 @@ class UniqueKeyLoader(yaml.SafeLoader):
                     None, None, f"key {key!r} appears twice; keep one", key_node.start_mark
                 )
             seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+        return yaml.constructor.SafeConstructor.construct_mapping(self, node, deep=deep)
+
+
+# libyaml's parser where PyYAML has it (the tools file is read at every Snakemake start: 0.17 s
+# in pure Python); its messages are vaguer, so a file it refuses is read again by the above.
+class FastUniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    construct_mapping = UniqueKeyLoader.construct_mapping
 
 
 def yaml_error_line(path: str | os.PathLike, err: yaml.YAMLError) -> str:
@@ -70,9 +76,13 @@ def load_yaml_unique(path: Path) -> object:
     except UnicodeDecodeError as err:
         raise ValueError(f"{path}: not UTF-8 text ({err.reason}); save it as UTF-8") from None
     try:
-        return yaml.load(text, Loader=UniqueKeyLoader)
-    except yaml.YAMLError as err:
-        raise ValueError(yaml_error_line(path, err)) from None
+        return yaml.load(text, Loader=FastUniqueKeyLoader)
+    except yaml.YAMLError as fast_err:
+        try:
+            yaml.load(text, Loader=UniqueKeyLoader)
+        except yaml.YAMLError as err:
+            raise ValueError(yaml_error_line(path, err)) from None
+        raise ValueError(yaml_error_line(path, fast_err)) from None
 
 
 def _key_path(error: jsonschema.ValidationError) -> str:

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -321,6 +322,18 @@ def first_version_line(argv: list[str]) -> str:
     return f"unknown (exit {proc.returncode}, no output)"
 
 
+def version_lines(argvs: list[tuple[str, ...]]) -> dict[tuple[str, ...], str]:
+    """first_version_line of each distinct command, run side by side: every Snakemake start
+    resolves the tools (Slurm jobs and dry runs too), and the slowest version commands
+    start a Python language server (1.2 s each); hay's five variants ask one binary."""
+    distinct = sorted(set(argvs))
+    if not distinct:
+        return {}
+    with ThreadPoolExecutor(max_workers=min(len(distinct), os.cpu_count() or 1)) as pool:
+        lines = pool.map(lambda argv: first_version_line(list(argv)), distinct)
+        return dict(zip(distinct, lines, strict=True))
+
+
 def _built(
     spec: ToolSpec, tools_dir: Path, path_env: str | None
 ) -> tuple[str | None, str | None, str, str]:
@@ -358,6 +371,7 @@ def resolve_tools(
     or its entry is `unavailable`; before its build it is `pending`: available,
     with its binary's path but no version or sha256 yet (tool_identity does not use them)."""
     resolved: dict[str, ResolvedTool] = {}
+    asked: list[tuple[str, str, str | None, str, tuple[str, ...]]] = []
     for name in sorted(specs):
         spec = specs[name]
         if spec.unavailable is not None or spec.build is not None:
@@ -375,6 +389,7 @@ def resolve_tools(
         else:
             binary = _which(spec.binary, path_env)
             index_binary = _which(spec.index_binary, path_env) if spec.index_binary else None
+            built = ""
         missing = spec.binary if binary is None else None
         if missing is None and spec.index_binary and index_binary is None:
             missing = spec.index_binary
@@ -393,24 +408,34 @@ def resolve_tools(
             a.replace("{binary}", binary).replace("{index_binary}", index_binary or "")
             for a in spec.version_argv
         ]
-        version = first_version_line(version_argv)
-        target = os.path.realpath(binary)
-        wrong = identity_problem(spec, binary, target, version)
-        if wrong and not spec.optional and spec.build is None:
-            raise BenchError(wrong)
-        resolved[name] = ResolvedTool(
-            spec=spec,
-            binary_path=binary,
-            version=version,
-            sha256=file_sha256(binary),
-            index_binary_path=index_binary,
-            index_sha256=file_sha256(index_binary) if index_binary else "",
-            available=not wrong,
-            skipped_reason=wrong,
-            binary_target=target,
-            built=built if spec.build is not None else "",
-        )
-    return resolved
+        asked.append((name, binary, index_binary, built, tuple(version_argv)))
+    lines = version_lines([argv for *_, argv in asked])
+    for name, binary, index_binary, built, argv in asked:
+        resolved[name] = _identified(specs[name], binary, index_binary, built, lines[argv])
+    return dict(sorted(resolved.items()))
+
+
+def _identified(
+    spec: ToolSpec, binary: str, index_binary: str | None, built: str, version: str
+) -> ResolvedTool:
+    """A found binary with its version line; one that is not the program meant is an error
+    unless the tool is optional or built."""
+    target = os.path.realpath(binary)
+    wrong = identity_problem(spec, binary, target, version)
+    if wrong and not spec.optional and spec.build is None:
+        raise BenchError(wrong)
+    return ResolvedTool(
+        spec=spec,
+        binary_path=binary,
+        version=version,
+        sha256=file_sha256(binary),
+        index_binary_path=index_binary,
+        index_sha256=file_sha256(index_binary) if index_binary else "",
+        available=not wrong,
+        skipped_reason=wrong,
+        binary_target=target,
+        built=built,
+    )
 
 
 def identity_problem(spec: ToolSpec, binary: str, target: str, version: str) -> str:
