@@ -18,6 +18,7 @@ from searchbench.tools import (
     resolve_tools,
     tool_identity,
     validate_query_template,
+    version_lines,
     write_tools_json,
 )
 
@@ -469,3 +470,16 @@ def test_a_pattern_that_does_not_compile_is_one_line_naming_its_key(tmp_path, ke
     with pytest.raises(BenchError, match=rf"^tool t: {key} is not a valid regex") as err:
         load_tools(path)
     assert "\n" not in str(err.value)
+
+
+def test_version_lines_asks_each_distinct_command_once(tmp_path):
+    # hay's five variants (and each language server's -refs twin) name one version command
+    asked = tmp_path / "asked"
+    script = tmp_path / "tool"
+    script.write_text(f'#!/bin/sh\necho "$1" >> {asked}\necho "tool $1"\n')
+    script.chmod(0o755)
+    argvs = [(str(script), "a"), (str(script), "b"), (str(script), "a"), (str(script), "a")]
+    lines = version_lines(argvs)
+    assert lines == {(str(script), "a"): "tool a", (str(script), "b"): "tool b"}
+    assert sorted(asked.read_text().split()) == ["a", "b"]
+    assert version_lines([]) == {}
