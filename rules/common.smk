@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import NoReturn
 
 import jsonschema
-import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
@@ -22,6 +21,7 @@ from searchbench.configcheck import (
 )  # noqa: E402
 from searchbench.configcheck import (  # noqa: E402
     config_error_line,
+    fast_safe_load,
     first_config_error,
     load_side_file,
     load_yaml_unique,
@@ -137,14 +137,13 @@ def _validate(data: dict, schema_path: Path, source: str) -> None:
     """Snakemake's validation (it also fills defaults), reduced to one line on failure; first
     the strict check (.nan is no number, 7.0 no integer), which Snakemake's lets pass.
     """
-    strict = first_config_error(data, yaml.safe_load(schema_path.read_text()), source)
+    strict = first_config_error(data, fast_safe_load(schema_path.read_text()), source)
     if strict:
         stop(strict)
     try:
         validate(data, str(schema_path), set_default=True)
     except WorkflowError:
-        schema = yaml.safe_load(schema_path.read_text())
-        stop(config_error_line(data, schema, source))
+        stop(config_error_line(data, fast_safe_load(schema_path.read_text()), source))
 
 
 def _side_file(name: str) -> dict:

@@ -55,6 +55,11 @@ class FastUniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
     construct_mapping = UniqueKeyLoader.construct_mapping
 
 
+def fast_safe_load(text: str) -> object:
+    """yaml.safe_load on libyaml where PyYAML has it (the schemas are read at every start)."""
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
 def yaml_error_line(path: str | os.PathLike, err: yaml.YAMLError) -> str:
     """`FILE:LINE:COLUMN: not valid YAML (what is wrong)` (1-based, as editors count); a
     problem YAML does not place (a duplicate key names its line itself) has no position."""
