@@ -145,15 +145,21 @@ def test_a_server_that_ignores_exit_is_killed(tmp_path):
     assert not _fake_servers_alive("--ignore-exit")
 
 
+def _command_lines() -> dict[int, bytes]:
+    """Every live process's NUL-separated command line; one that ends while this reads
+    (the other test worker starts and ends processes all the time) is left out."""
+    lines = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            lines[int(pid)] = Path(f"/proc/{pid}/cmdline").read_bytes()
+    return lines
+
+
 def _fake_servers_alive(mode: str) -> bool:
-    for pid in os.listdir("/proc"):
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if str(LSP_DIR / "fake_server.py").encode() in cmd and mode.encode() in cmd:
-            return True
-    return False
+    return any(
+        str(LSP_DIR / "fake_server.py").encode() in cmd and mode.encode() in cmd
+        for cmd in (line.split(b"\0") for line in _command_lines().values())
+    )
 
 
 def test_compile_commands_cover_every_c_and_cpp_file():
@@ -359,10 +365,10 @@ def test_a_search_job_runs_its_queries_through_one_session(tmp_path):
         assert session_setup.session and os.path.exists(session_setup.session)
         results = [run_tool(session_setup, q) for q in ("-rf", "f")]
         sessions = [
-            pid for pid in os.listdir("/proc")
-            if pid.isdigit() and b"--serve" in Path(f"/proc/{pid}/cmdline").read_bytes()
-            and session_setup.session.encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
-        ]  # fmt: skip
+            pid
+            for pid, cmd in _command_lines().items()
+            if b"--serve" in cmd and session_setup.session.encode() in cmd
+        ]
         assert len(sessions) == 1
     assert [r.status for r in results] == ["ok", "ok"]
     assert results[0].files == [b"dir with space/b.py", b"a.py"]
@@ -383,12 +389,10 @@ def test_a_session_that_dies_turns_the_rest_into_failures(tmp_path):
     setup = SearchSetup(tool=_fake_tool(), root=str(tmp_path), timeout=10)
     with tool_session(setup) as (session_setup, records):
         assert run_tool(session_setup, "f").status == "ok"
-        for pid in os.listdir("/proc"):
-            if pid.isdigit():
+        for pid, cmd in _command_lines().items():
+            if session_setup.session.encode() in cmd and b"--serve" in cmd:
                 with contextlib.suppress(OSError):
-                    cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-                    if session_setup.session.encode() in cmd and b"--serve" in cmd:
-                        os.kill(int(pid), signal.SIGKILL)
+                    os.kill(pid, signal.SIGKILL)
         time.sleep(0.2)
         after = run_tool(session_setup, "f")
         assert after.status == "error" and after.files == []
