@@ -49,15 +49,19 @@ class UniqueKeyLoader(yaml.SafeLoader):
         return yaml.constructor.SafeConstructor.construct_mapping(self, node, deep=deep)
 
 
-# libyaml's parser where PyYAML has it (the tools file is read at every Snakemake start: 0.17 s
-# in pure Python); its messages are vaguer, so a file it refuses is read again by the above.
-class FastUniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+# libyaml's parser where PyYAML has it: the tools file and the schemas are read at every
+# Snakemake start (0.17 s each in pure Python).
+FAST_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+# Its messages are vaguer, so a file it refuses is read again by UniqueKeyLoader.
+class FastUniqueKeyLoader(FAST_SAFE_LOADER):
     construct_mapping = UniqueKeyLoader.construct_mapping
 
 
 def fast_safe_load(text: str) -> object:
-    """yaml.safe_load on libyaml where PyYAML has it (the schemas are read at every start)."""
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    """yaml.safe_load, on libyaml where PyYAML has it."""
+    return yaml.load(text, Loader=FAST_SAFE_LOADER)
 
 
 def yaml_error_line(path: str | os.PathLike, err: yaml.YAMLError) -> str:
