@@ -20,6 +20,15 @@ if not workflow.config_settings.configfiles:
 report: "report/workflow.rst"
 
 
+# Bookkeeping over small files (under a second each on the fixture runs): on Slurm they run on
+# the login node beside Snakemake, as a Slurm job would cost each a queue wait and two Snakemake
+# starts (docs/slurm.md).
+localrules:
+    tools_json,
+    run_status,
+    calibration_status,
+
+
 include: "rules/common.smk"
 include: "rules/corpora.smk"
 include: "rules/symbols.smk"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 from design_fixture import FIXTURE_STATISTICS
+from workflow_cli import NO_WORKFLOW_PROFILE
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures" / "transcripts"
@@ -63,8 +64,7 @@ def _snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
         str(workdir),
         "--configfile",
         str(workdir / "config.yaml"),
-        "--workflow-profile",
-        "none",
+        *NO_WORKFLOW_PROFILE,
         "--cores",
         "2",
         *args,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from workflow_cli import NO_WORKFLOW_PROFILE
 
 from searchbench.configcheck import config_error_line, did_you_mean, local_path_problem
 
@@ -68,7 +69,8 @@ def _dry_run(tmp_path: Path, config: dict) -> subprocess.CompletedProcess:
     cmd = [
         *(sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")),
         *("-d", str(tmp_path), "--configfile", str(tmp_path / "config.yaml")),
-        *("--workflow-profile", "none", "-n", "--cores", "1"),
+        *NO_WORKFLOW_PROFILE,
+        *("-n", "--cores", "1"),
     ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
@@ -142,7 +144,8 @@ def _dry_run_targets(tmp_path: Path, *targets: str) -> subprocess.CompletedProce
     cmd = [
         *(sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")),
         *("-d", str(tmp_path), "--configfile", str(tmp_path / "config.yaml")),
-        *("--workflow-profile", "none", "-n", "--cores", "1", *targets),
+        *NO_WORKFLOW_PROFILE,
+        *("-n", "--cores", "1", *targets),
     ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
@@ -196,7 +199,7 @@ def test_a_skipped_tool_is_not_run_and_is_listed_with_its_reason(tmp_path):
 def _snakemake(workdir: Path, *args: str, timeout: int = 300) -> subprocess.CompletedProcess:
     cmd = [
         *(sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")),
-        *("-d", str(workdir), "--workflow-profile", "none", "--cores", "1", *args),
+        *("-d", str(workdir), *NO_WORKFLOW_PROFILE, "--cores", "1", *args),
     ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=workdir)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from workflow_cli import NO_WORKFLOW_PROFILE
 
 REPO = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
@@ -35,8 +36,7 @@ def snakemake(work: Path) -> subprocess.CompletedProcess:
         str(work),
         "--configfile",
         str(work / "config.yaml"),
-        "--workflow-profile",
-        "none",
+        *NO_WORKFLOW_PROFILE,
         "--cores",
         "1",
         TARGET,

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 from design_fixture import FIXTURE_STATISTICS
+from workflow_cli import NO_WORKFLOW_PROFILE
 
 REPO = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
@@ -207,8 +208,7 @@ class Fixture:
             str(self.workdir),
             "--configfile",
             str(self.workdir / "config.yaml"),
-            "--workflow-profile",
-            "none",
+            *NO_WORKFLOW_PROFILE,
             "--cores",
             "2",
             *args,

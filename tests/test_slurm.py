@@ -386,6 +386,13 @@ def test_the_workflow_runs_on_slurm_job_by_job_with_identical_results(cluster, t
     jobs = _rule_jobs(output)
     submitted = dict(SUBMITTED.findall(output))
     assert submitted and set(submitted) == {j for j, (_, here) in jobs.items() if not here}
+    # the local rules: the default target and the bookkeeping the Snakefile keeps off Slurm
+    assert {rule for rule, here in jobs.values() if here} == {
+        "all",
+        "tools_json",
+        "run_status",
+        "calibration_status",
+    }
     rule_of = {slurm_id: jobs[job][0] for job, slurm_id in submitted.items()}
     assert len(rule_of) == len(submitted)
     records = _completed(cluster.jobcomp, RUN_ID.search(output).group(1))

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from workflow_cli import NO_WORKFLOW_PROFILE
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -43,7 +44,8 @@ def dry_run(tmp_path: Path, timing: dict) -> str:
     cmd = [
         *(sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile")),
         *("-d", str(tmp_path), "--configfile", str(tmp_path / "config.yaml")),
-        *("--workflow-profile", "none", "-n", "--cores", "2"),
+        *NO_WORKFLOW_PROFILE,
+        *("-n", "--cores", "2"),
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from design_fixture import FIXTURE_STATISTICS, design, schema_config
+from workflow_cli import NO_WORKFLOW_PROFILE
 
 from searchbench.command import Command
 from searchbench.errors import BenchError
@@ -333,8 +334,8 @@ def test_a_run_with_four_broken_tools_goes_on_and_says_which_broke(tmp_path):
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
     cmd = [
         *(sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir)),
-        *("--configfile", str(workdir / "config.yaml"), "--workflow-profile", "none"),
-        *("--cores", "2", "--max-jobs-per-timespan", "100/1s"),
+        *("--configfile", str(workdir / "config.yaml"), *NO_WORKFLOW_PROFILE),
+        *("--cores", "2"),
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 from test_workflow import _config, _write_corpus
+from workflow_cli import NO_WORKFLOW_PROFILE
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -153,7 +154,7 @@ def _run(flow: Path, workdir: Path, *args: str) -> subprocess.CompletedProcess:
     cmd = [
         *(sys.executable, "-m", "snakemake"),
         *("-s", str(flow / "Snakefile"), "-d", str(workdir)),
-        *("--configfile", str(workdir / "config.yaml"), "--workflow-profile", "none"),
+        *("--configfile", str(workdir / "config.yaml"), *NO_WORKFLOW_PROFILE),
         *("--resources", "timing_slot=1", *args),
     ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=1500, env=env, cwd=flow)

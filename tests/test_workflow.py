@@ -1,5 +1,6 @@
 """The workflow end to end on small local corpora: outputs, determinism, no-op rerun, errors."""
 
+import csv
 import filecmp
 import json
 import os
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from design_fixture import FIXTURE_STATISTICS
+from workflow_cli import NO_WORKFLOW_PROFILE
 
 from searchbench.tools import load_tools
 
@@ -78,8 +80,7 @@ def _snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.Comp
         str(workdir),
         "--configfile",
         str(workdir / "config.yaml"),
-        "--workflow-profile",
-        "none",
+        *NO_WORKFLOW_PROFILE,
         "--resources",
         "timing_slot=1",
         *args,
@@ -232,6 +233,22 @@ def test_declared_families_languages_and_run_provenance_come_out_of_a_run(two_ru
     assert scores[0].split("\t")[-1] == "language"
 
 
+def test_the_simulations_run_with_the_configured_design(two_runs):
+    # the fixture's statistics (tests/design_fixture.py) reach the power and calibration jobs
+    results = two_runs[0] / "results"
+    power = json.loads((results / "mini" / "code" / "power.json").read_text())["metadata"]
+    wanted = FIXTURE_STATISTICS["power"]
+    assert {key: power[key] for key in wanted} == wanted
+    calibration = FIXTURE_STATISTICS["calibration"]
+    for track in ("code", "docs"):
+        with (results / "mini" / track / "calibration.tsv").open() as table:
+            rows = list(csv.DictReader(table, delimiter="\t"))
+        assert rows
+        assert {(r["simulations"], r["resamples"]) for r in rows} == {
+            (str(calibration["simulations"]), str(calibration["resamples"]))
+        }
+
+
 def test_the_evidence_target_publishes_the_run(two_runs):
     workdir = two_runs[0]
     _snakemake(workdir, "--cores", "1", "evidence")
@@ -327,8 +344,7 @@ def test_shipped_configurations_plan_a_complete_run(tmp_path, configfile):
         *targets,
         "--configfile",
         str(REPO / configfile),
-        "--workflow-profile",
-        "none",
+        *NO_WORKFLOW_PROFILE,
         "-n",
         "--cores",
         "2",
@@ -378,8 +394,7 @@ def test_venv_tools_are_found_without_the_venv_on_path(tmp_path):
         str(workdir),
         "--configfile",
         str(workdir / "config.yaml"),
-        "--workflow-profile",
-        "none",
+        *NO_WORKFLOW_PROFILE,
         "--cores",
         "2",
         *targets,
