@@ -1,7 +1,11 @@
 """A rule reruns when any library module its script imports, even indirectly, changes."""
 
+import ast
 from pathlib import Path
 
+import pytest
+
+from searchbench import codehash
 from searchbench.codehash import module_closure, script_code_hash
 
 REPO = Path(__file__).resolve().parent.parent
@@ -47,3 +51,38 @@ def test_an_import_added_in_the_same_process_joins_the_closure(tmp_path):
     after = script_code_hash(package, script)
     (package / "unrelated.py").write_text("Y = 3\n")
     assert len({before, after, script_code_hash(package, script)}) == 3
+
+
+def _whole_module_imports(source: str) -> frozenset[str]:
+    return frozenset(codehash._package_imports(ast.parse(source)))
+
+
+def test_the_line_scan_reads_every_repository_file_as_a_whole_module_parse_does():
+    files = [
+        *(REPO / "searchbench").rglob("*.py"),
+        *(REPO / "scripts").glob("*.py"),
+        *(REPO / "tests").glob("*.py"),
+    ]
+    assert len(files) > 150
+    for path in files:
+        source = path.read_text(encoding="utf-8")
+        assert codehash._imported_modules(source) == _whole_module_imports(source), path
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # parenthesised, over several lines, inside a function
+        "def f():\n    from searchbench.a import (\n        b,\n        c,\n    )\n",
+        # a one-line compound statement: only the whole-module parse reads it
+        "if True: import searchbench.d\n",
+        # a backslash continuation naming the package on its second line
+        "import os, \\\n    searchbench.e\n",
+        # prose naming the package in a docstring, and an import beside it
+        '"""from searchbench we import nothing"""\nfrom searchbench.f import g\n',
+        # a comment with an unclosed parenthesis after an import
+        "import searchbench.h  # (see\nx = 1\n",
+    ],
+)
+def test_imports_in_every_shape_are_found(source):
+    assert codehash._imported_modules(source) == _whole_module_imports(source) != frozenset()
