@@ -22,8 +22,10 @@ report: "report/workflow.rst"
 
 # Bookkeeping over small files (under a second each on the fixture runs): on Slurm they run on
 # the login node beside Snakemake, as a Slurm job would cost each a queue wait and two Snakemake
-# starts (docs/slurm.md).
+# starts (docs/slurm.md). resolve_tool records the binary that Snakemake, on that node, already
+# resolved to plan the run (its params.identity), so it is no less right there.
 localrules:
+    resolve_tool,
     tools_json,
     run_status,
     calibration_status,

@@ -2,10 +2,11 @@
 
 The slow test starts a one-node Slurm on this machine (Debian's slurm-wlm and munge, installed
 by the test when it runs as root and they are missing), runs test_reruns' fixture workflow
-(two corpora, four tools) once locally and once with `--profile profiles/slurm`, and checks
-that every job the local run executed was submitted to Slurm and completed there, and that
-the queries, runs, scores and inference are byte-identical. The fast tests check the profile
-against the rules and devtools/resources_from_benchmarks.py on a fixture benchmarks folder.
+(one corpus, four tools) once locally and once with `--profile profiles/slurm`, and checks that
+every job the local run executed, but the Snakefile's local rules, was submitted to Slurm and
+completed there, and that the queries, runs, scores and inference are byte-identical. The fast
+tests check the profile against the rules and devtools/resources_from_benchmarks.py on a
+fixture benchmarks folder.
 """
 
 import os
@@ -389,6 +390,7 @@ def test_the_workflow_runs_on_slurm_job_by_job_with_identical_results(cluster, t
     # the local rules: the default target and the bookkeeping the Snakefile keeps off Slurm
     assert {rule for rule, here in jobs.values() if here} == {
         "all",
+        "resolve_tool",
         "tools_json",
         "run_status",
         "calibration_status",
