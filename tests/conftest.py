@@ -17,8 +17,8 @@ def repo_root() -> Path:
 
 
 # The test files that run whole workflows, heaviest first (seconds on 2 cores in a
-# `--durations` profile, December 2026: test_workflow 608, test_slurm 351, test_reruns 175,
-# test_toy_track 121, the rest under 65). `./bench test` hands whole files to its workers
+# `--durations` profile, December 2026: test_slurm 320, test_workflow 264, test_reruns 127,
+# test_toy_track 80, the rest under 55). `./bench test` hands whole files to its workers
 # (pytest-xdist, --dist loadfile --no-loadscope-reorder) in collection order, so a heavy file
 # collected late would run alone at the end; the order changes no outcome, as every file
 # makes its own runs.
