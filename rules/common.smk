@@ -58,6 +58,10 @@ from searchbench.hay.signals import FALSE_FIRING_WORDS_FILE  # noqa: E402
 from searchbench.build import build_name, build_pins, skipped_line  # noqa: E402
 from searchbench.tools import (
     READING_ONLY,
+    RESOLUTION_ENV,
+    resolution_from_text,
+    resolution_key,
+    resolution_text,
     resolve_tools,
     specs_from_mapping,
     tool_identity,
@@ -290,15 +294,24 @@ TOOL_PATH = tool_search_path(BASEDIR / "bin")
 
 
 def _resolve_tools() -> dict:
-    """Resolve each tool's binary once, at parse time (docs/method.md §8: grep may not be grep)."""
+    """Resolve each tool's binary once, at parse time (docs/method.md §8: grep may not be grep).
+    A job's own Snakemake (Slurm) takes the resolution its run planned with, left in the
+    environment (searchbench/tools.py RESOLUTION_ENV), when made for the same tools and path.
+    """
+    specs = specs_from_mapping(config["tools"])
+    key = resolution_key(config["tools"], TOOL_PATH, config["build_peers"])
+    if not workflow.is_main_process:
+        inherited = resolution_from_text(os.environ.get(RESOLUTION_ENV, ""), specs, key)
+        if inherited is not None:
+            return inherited
     try:
-        return resolve_tools(
-            specs_from_mapping(config["tools"]),
-            path_env=TOOL_PATH,
-            build_peers=config["build_peers"],
+        resolved = resolve_tools(
+            specs, path_env=TOOL_PATH, build_peers=config["build_peers"]
         )
     except BenchError as err:
         stop(str(err))
+    os.environ[RESOLUTION_ENV] = resolution_text(resolved, key)
+    return resolved
 
 
 RESOLVED_TOOLS = _resolve_tools()

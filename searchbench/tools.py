@@ -6,6 +6,8 @@ exact file with an argv list (never a shell string).
 """
 
 import functools
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -413,6 +415,51 @@ def resolve_tools(
     for name, binary, index_binary, built, argv in asked:
         resolved[name] = _identified(specs[name], binary, index_binary, built, lines[argv])
     return dict(sorted(resolved.items()))
+
+
+# The variable in which a run's own Snakemake leaves its resolution for the Snakemake each
+# Slurm job starts (twice a job, `sbatch --export=ALL`): resolving there again reruns every
+# version command and hashes every binary (about 2.6 CPU-s a start on the default tools with
+# the peers built), and the job is to run the tool the run planned with anyway.
+RESOLUTION_ENV = "SEARCHBENCH_TOOL_RESOLUTION"
+_RESOLVED_FIELDS = tuple(f for f in ResolvedTool.__dataclass_fields__ if f != "spec")
+
+
+def resolution_key(
+    tools: dict, path_env: str | None, build_peers: bool, tools_dir: Path = TOOLS_DIR
+) -> str:
+    """What a resolution depends on: the tools mapping, the search path, whether peers are
+    built and where (a job whose key differs resolves anew)."""
+    inputs = [tools, path_env, build_peers, os.path.abspath(tools_dir)]
+    text = json.dumps(inputs, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def resolution_text(resolved: dict[str, ResolvedTool], key: str) -> str:
+    """A resolution as one line of JSON (the spec is left out: the job has the same mapping)."""
+    tools = {
+        name: {f: getattr(tool, f) for f in _RESOLVED_FIELDS} for name, tool in resolved.items()
+    }
+    return json.dumps({"key": key, "tools": tools}, sort_keys=True)
+
+
+def resolution_from_text(
+    text: str, specs: dict[str, ToolSpec], key: str
+) -> dict[str, ResolvedTool] | None:
+    """The resolution resolution_text wrote for these specs under this key; None when there is
+    none, it is unreadable, or it was made for other tools, another path or another folder."""
+    try:
+        found = json.loads(text)
+        if found["key"] != key or set(found["tools"]) != set(specs):
+            return None
+        return {
+            name: ResolvedTool(
+                spec=specs[name], **{f: found["tools"][name][f] for f in _RESOLVED_FIELDS}
+            )
+            for name in sorted(specs)
+        }
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _identified(

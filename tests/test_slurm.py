@@ -341,6 +341,9 @@ def test_the_workflow_runs_on_slurm_job_by_job_with_identical_results(cluster, t
     del fx.config["corpora"]["gitc"]
     fx.write()
     profile = _copy_profiles(fx)
+    # the fixture's `wrap` notes each time a Snakemake start asks its version
+    asked = fx.base / "version-asked"
+    (fx.bin / "wrap").write_text(f'#!/bin/sh\n[ "$1" = -V ] && echo >> {asked}\nexec grep "$@"\n')
 
     started = time.monotonic()
     local = fx.snakemake()
@@ -367,6 +370,7 @@ def test_the_workflow_runs_on_slurm_job_by_job_with_identical_results(cluster, t
         "2",
         "--slurm-keep-successful-logs",
     ]
+    asked_before = len(asked.read_text().splitlines())
     started = time.monotonic()
     proc = subprocess.run(
         cmd,
@@ -417,6 +421,10 @@ def test_the_workflow_runs_on_slurm_job_by_job_with_identical_results(cluster, t
             if j != i and r["StartTime"] < end and r["EndTime"] > start
         ]
         assert beside == [], (i, beside)
+
+    # Tools are resolved once, by the run's own Snakemake (its resolve_tool job checks the
+    # binary again): the two Snakemake starts of each Slurm job take that resolution.
+    assert len(asked.read_text().splitlines()) - asked_before == 2
 
     ours, theirs = _reproducible(workdir), _reproducible(fx.workdir)
     assert ours.keys() == theirs.keys() and len(ours) >= 9

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from searchbench.errors import BenchError
 from searchbench.runner import SearchSetup, build_index, list_files, run_tool
@@ -15,6 +16,9 @@ from searchbench.tools import (
     expand_argv,
     load_tools,
     read_tools_json,
+    resolution_from_text,
+    resolution_key,
+    resolution_text,
     resolve_tools,
     tool_identity,
     validate_query_template,
@@ -483,3 +487,27 @@ def test_version_lines_asks_each_distinct_command_once(tmp_path):
     assert lines == {(str(script), "a"): "tool a", (str(script), "b"): "tool b"}
     assert sorted(asked.read_text().split()) == ["a", "b"]
     assert version_lines([]) == {}
+
+
+def test_a_resolution_left_for_a_job_comes_back_only_for_the_same_tools_and_path(tools):
+    # What a Slurm job's Snakemake takes from its run instead of resolving every tool again.
+    specs = {name: tool.spec for name, tool in tools.items()}
+    mapping = yaml.safe_load(TOOLS_YAML.read_text())["tools"]
+    key = resolution_key(mapping, PATH_ENV, False)
+    text = resolution_text(tools, key)
+    assert resolution_from_text(text, specs, key) == tools
+    # another search path, peers built, another tools mapping or folder: another key
+    edited = {**mapping, "rg": {**mapping["rg"], "argv": [*mapping["rg"]["argv"], "-i"]}}
+    others = [
+        resolution_key(mapping, PATH_ENV + os.pathsep + "/opt/bin", False),
+        resolution_key(mapping, PATH_ENV, True),
+        resolution_key(edited, PATH_ENV, False),
+        resolution_key(mapping, PATH_ENV, False, Path("elsewhere") / "tools"),
+    ]
+    assert len({key, *others}) == 5
+    assert all(resolution_from_text(text, specs, other) is None for other in others)
+    # made for other tools, unreadable, cut short or absent: resolve anew
+    fewer = {name: spec for name, spec in specs.items() if name != "rg"}
+    assert resolution_from_text(text, fewer, key) is None
+    for broken in ("", "{", text[: len(text) // 2], json.dumps({"key": key}), "[1]"):
+        assert resolution_from_text(broken, specs, key) is None
