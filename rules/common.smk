@@ -465,6 +465,24 @@ def fast_path_inputs(wildcards) -> dict[str, str]:
     }
 
 
+def _draw_threads() -> int:
+    """The threads of the query-drawing rules (the symbol pass, the samplers, the uses pass):
+    two processes each, but half the run's cores at most. A job asking for both cores of a
+    2-core run waits until both are free at one scheduling point, which a stream of 1-core
+    jobs (index builds, searches) rarely leaves: on the kernel (2 cores, December 2026) the
+    symbol pass started 48 min after its corpus was fetched, and the code track's sampler had
+    waited 30 min behind the usage track's searches when the run was stopped."""
+    if not (workflow.is_main_process and workflow.local_exec):
+        return 2  # on Slurm each job has CPUs of its own: the two they use
+    try:
+        cores = workflow.cores
+    except WorkflowError:
+        return 2
+    return max(1, min(2, cores // 2))
+
+
+DRAW_THREADS = _draw_threads()
+
 # timing.enabled: false (quality runs only) leaves the timing stage out of the DAG.
 TIMING_ENABLED = config["timing"]["enabled"]
 

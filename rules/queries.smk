@@ -13,7 +13,7 @@ rule queries:
         "results/benchmarks/{corpus}/queries.tsv"
     conda:
         "../envs/python.yaml"
-    threads: 2
+    threads: DRAW_THREADS
     params:
         corpus=lambda wildcards: wildcards.corpus,
         seed=config["seed"],
@@ -86,7 +86,7 @@ checkpoint doc_queries:
         "results/benchmarks/{corpus}/doc_queries.tsv"
     conda:
         "../envs/python.yaml"
-    threads: 2
+    threads: DRAW_THREADS
     params:
         corpus=lambda wildcards: wildcards.corpus,
         track="docs",
@@ -197,7 +197,7 @@ rule uses:
         "results/benchmarks/{corpus}/uses.tsv"
     conda:
         "../envs/tools.yaml"
-    threads: 2
+    threads: DRAW_THREADS
     params:
         rules_dir=lambda wildcards, input: str(Path(input.rules[0]).parent),
         languages_file=LANGUAGES_FILE,
@@ -225,7 +225,7 @@ checkpoint usage_queries:
         "results/benchmarks/{corpus}/usage_queries.tsv"
     conda:
         "../envs/tools.yaml"
-    threads: 2
+    threads: DRAW_THREADS
     params:
         corpus=lambda wildcards: wildcards.corpus,
         seed=config["seed"],

@@ -20,7 +20,7 @@ rule symbols_shard:
         shards=r"[1-9][0-9]*",
     conda:
         "../envs/tools.yaml"
-    threads: 2
+    threads: DRAW_THREADS
     params:
         rules_dir=lambda wildcards, input: str(Path(input.rules[0]).parent),
         languages_file=LANGUAGES_FILE,

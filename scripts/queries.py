@@ -27,7 +27,8 @@ def main(smk) -> None:
     # A docs token (`pytest.fixture`, `--lf`) is not one identifier token.
     tokenise = tokens_in_documents if track == "docs" else tokens_in_files
     # The unseen files (the kernel: 270 MB) are tokenised in a second process while this one
-    # reads the symbol table and finds the exactly-once names: the rule has two threads.
+    # reads the symbol table and finds the exactly-once names (the rule asks for two threads
+    # where the run has four cores or more: rules/common.smk DRAW_THREADS).
     fork = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(1, mp_context=fork) as pool:
         unseen = read_unseen(smk.input.unseen)

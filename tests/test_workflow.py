@@ -426,3 +426,33 @@ def test_the_docs_track_is_measured_end_to_end(two_runs):
     assert len(rg) == 5 and all(row[2] == "ok" and int(row[3]) >= 1 for row in rg)
     inference = json.loads((workdir / "inference.json").read_text())
     assert {c["tool"] for c in inference["comparisons"]} >= {"hay", "ast-grep"}
+
+
+def _job_threads(proc: subprocess.CompletedProcess) -> dict[str, set[int]]:
+    """{rule: the threads its planned jobs ask for} from a dry run's job listing (a job
+    without a `threads:` line asks for one)."""
+    out: dict[str, set[int]] = {}
+    jobs: list[list] = []
+    for line in (proc.stdout + proc.stderr).splitlines():
+        rule = re.match(r"(?:local)?(?:rule|checkpoint) (\w+):$", line)
+        if rule:
+            jobs.append([rule.group(1), 1])
+        elif jobs and (threads := re.match(r"\s+threads: (\d+)$", line)):
+            jobs[-1][1] = int(threads.group(1))
+    for rule, threads in jobs:
+        out.setdefault(rule, set()).add(threads)
+    return out
+
+
+def test_the_query_drawing_rules_never_ask_for_every_core_of_a_small_run(tmp_path):
+    """A job asking for both cores of a 2-core run starves behind a stream of 1-core jobs
+    (on the kernel the symbol pass started 48 min after its fetch): there the query-drawing
+    rules take one thread; from four cores on, two."""
+    corpus = tmp_path / "corpus"
+    _write_corpus(corpus)
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(_config(tmp_path, corpus)))
+    drawing = {"symbols_shard", "uses", "queries"}  # the others are drawn after checkpoints
+    for cores, want in (("2", {1}), ("4", {2})):
+        planned = _job_threads(_snakemake(tmp_path, "-n", "--cores", cores))
+        assert drawing <= set(planned), sorted(planned)
+        assert {rule: planned[rule] for rule in drawing} == dict.fromkeys(drawing, want), cores
