@@ -465,6 +465,9 @@ def fast_path_inputs(wildcards) -> dict[str, str]:
     }
 
 
+DRAW_THREADS_ENV = "SEARCHBENCH_DRAW_THREADS"
+
+
 def _draw_threads() -> int:
     """The threads of the query-drawing rules (the symbol pass, the samplers, the uses pass):
     two processes each, but half the run's cores at most. A job asking for both cores of a
@@ -472,13 +475,16 @@ def _draw_threads() -> int:
     jobs (index builds, searches) rarely leaves: on the kernel (2 cores, December 2026) the
     symbol pass started 48 min after its corpus was fetched, and the code track's sampler had
     waited 30 min behind the usage track's searches when the run was stopped."""
-    if not (workflow.is_main_process and workflow.local_exec):
-        return 2  # on Slurm each job has CPUs of its own: the two they use
+    if not workflow.is_main_process:
+        # a Slurm job's own Snakemake asks srun for what its run asked sbatch for
+        return int(os.environ.get(DRAW_THREADS_ENV, "2"))
     try:
         cores = workflow.cores
     except WorkflowError:
-        return 2
-    return max(1, min(2, cores // 2))
+        cores = 4
+    threads = max(1, min(2, cores // 2))
+    os.environ[DRAW_THREADS_ENV] = str(threads)
+    return threads
 
 
 DRAW_THREADS = _draw_threads()
