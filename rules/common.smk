@@ -480,7 +480,7 @@ def _draw_threads() -> int:
         return int(os.environ.get(DRAW_THREADS_ENV, "2"))
     try:
         cores = workflow.cores
-    except WorkflowError:
+    except WorkflowError:  # planned without --cores (a lint): the two the rules use
         cores = 4
     threads = max(1, min(2, cores // 2))
     os.environ[DRAW_THREADS_ENV] = str(threads)
