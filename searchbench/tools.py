@@ -419,7 +419,7 @@ def resolve_tools(
 
 # The variable in which a run's own Snakemake leaves its resolution for the Snakemake each
 # Slurm job starts (twice a job, `sbatch --export=ALL`): resolving there again reruns every
-# version command and hashes every binary (about 2.6 CPU-s a start on the default tools with
+# version command and hashes every binary (about 2.0 CPU-s a start on the default tools with
 # the peers built), and the job is to run the tool the run planned with anyway.
 RESOLUTION_ENV = "SEARCHBENCH_TOOL_RESOLUTION"
 _RESOLVED_FIELDS = tuple(f for f in ResolvedTool.__dataclass_fields__ if f != "spec")
