@@ -206,7 +206,13 @@ def run_fast(
     tool = setup.tool
     listed = set(walk)
     candidates = [path for path in walk if path in containing or always_named(tool, path)]
-    outside = sorted(containing - listed)
+    # Files holding the literal that the walk never reaches (through a link, for a tool
+    # that does not follow links) cannot be printed by the plain run: not probed.
+    outside = sorted(
+        path
+        for path in containing - listed
+        if tool.spec.walk_follows_links or not through_link(setup.root, path)
+    )
     plain = search_command(setup, query, plain=True)
     fast = None
     if takes_fast_path(tool, query):
@@ -221,6 +227,13 @@ def run_fast(
         return no_match_result(tool, list(plain.argv)), True
     # reports the plain argv: the run it stands for; the file list is derived, not configured
     return run_search(fast, right_paths, known_paths, decl_line), True
+
+
+@lru_cache(maxsize=65536)
+def through_link(root: str, path: bytes) -> bool:
+    """Whether a corpus path (relative, `/`-separated) passes through a symbolic link."""
+    base, parts = os.fsencode(root), path.split(b"/")
+    return any(os.path.islink(os.path.join(base, *parts[:i])) for i in range(1, len(parts) + 1))
 
 
 def _prints_anything(probe: Command) -> bool:

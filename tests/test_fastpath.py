@@ -91,6 +91,41 @@ def test_fast_path_is_byte_identical_to_the_plain_run(corpus, tools, name):
 
 
 @pytest.fixture(scope="module")
+def linked_corpus(tmp_path_factory) -> Path:
+    """The literal also reached through a linked folder and a linked file (the kernel's
+    include/dt-bindings and scripts/dtc/include-prefixes are such links)."""
+    root = tmp_path_factory.mktemp("linked")
+    (root / "src").mkdir()
+    (root / "src" / "ring.c").write_text("static int ring_advance(int r) { return r; }\n")
+    (root / "lib.py").write_text("def helper():\n    return ring_advance(1)\n")
+    os.symlink("src", root / "alias")
+    os.symlink("src/ring.c", root / "alias.c")
+    return root
+
+
+@pytest.mark.parametrize("name", FAST_TOOLS)
+@pytest.mark.slow
+def test_a_walk_that_enters_no_link_spares_the_fast_path_their_probe(linked_corpus, tools, name):
+    """walk_follows_links: false, checked against the tool itself: its plain run prints no
+    file reached through a link, so the files only a link reaches are not probed and the
+    query goes fast, byte-identical. A tool left at the default (busybox grep prints a
+    linked file) probes them, as every tool did before."""
+    tool = tools[name]
+    if not tool.available:
+        pytest.skip(f"{name} not installed")
+    setup = SearchSetup(tool, str(linked_corpus), 30)
+    holders = files_containing(locate_rg(), str(linked_corpus), "ring_advance")
+    assert {b"alias/ring.c", b"alias.c"} <= holders
+    plain = run_tool(setup, "ring_advance")
+    walk = walk_order(tool_listing(tool, str(linked_corpus)))
+    fast, used = run_fast(setup, "ring_advance", walk, holders)
+    assert compare(plain, fast)["equivalent"], (name, plain.files, fast.files)
+    linked = [f for f in plain.files if f.removeprefix(b"./").startswith(b"alias")]
+    if not tool.spec.walk_follows_links:
+        assert linked == [] and used, (name, plain.files)
+
+
+@pytest.fixture(scope="module")
 def markdown_corpus(tmp_path_factory) -> Path:
     """ast-grep 0.51.1 reads the name below, as a Markdown pattern, as inline text with
     underscores, which matches NOTES.md's paragraph: it prints a file without the name."""
