@@ -128,6 +128,20 @@ def takes_fast_path(tool: ResolvedTool, query: str) -> bool:
     return pattern is None or re.fullmatch(pattern, query) is not None
 
 
+def longest_part(query: str) -> str | None:
+    """The query's longest run of letters, digits and `_` (the first of equals), or None."""
+    parts = re.findall(r"[A-Za-z0-9_]+", query)
+    return max(parts, key=len) if parts else None
+
+
+def by_part(tool: ResolvedTool, query: str) -> str | None:
+    """The part whose holders a query goes fast over when only fast_path_by_part admits it."""
+    pattern = tool.spec.fast_path_by_part
+    if takes_fast_path(tool, query) or pattern is None or not re.fullmatch(pattern, query):
+        return None
+    return longest_part(query)
+
+
 def walk_order(listing: list[bytes]) -> list[bytes]:
     """The tool's own file order (its list_files output), duplicates dropped."""
     return list(dict.fromkeys(listing))
@@ -201,9 +215,14 @@ def run_fast(
     missing from the tool's listing (ast-grep's listing pattern matches nothing in Markdown,
     say) are searched on their own first: if the tool prints anything for them, their place
     in its order is unknown, and the query runs plain. So do a candidate list too long for
-    a command line and a query of a shape the tool's fast_path_queries leaves out.
+    a command line and a query of a shape the tool's fast_path_queries leaves out, unless
+    its fast_path_by_part takes it: then the candidates are the files holding its longest name.
     """
     tool = setup.tool
+    part = by_part(tool, query)
+    if part is not None:
+        # every file the pattern can match holds this name, so these are the candidates
+        containing = files_containing(locate_rg(), setup.root, part)
     listed = set(walk)
     candidates = [path for path in walk if path in containing or always_named(tool, path)]
     # Files holding the literal that the walk never reaches (through a link, for a tool
@@ -215,7 +234,7 @@ def run_fast(
     )
     plain = search_command(setup, query, plain=True)
     fast = None
-    if takes_fast_path(tool, query):
+    if takes_fast_path(tool, query) or part is not None:
         fast = fast_command(tool, plain, candidates)
     if fast is not None and outside:
         probe = fast_command(tool, plain, outside)

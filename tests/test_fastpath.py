@@ -79,8 +79,8 @@ def test_fast_path_is_byte_identical_to_the_plain_run(corpus, tools, name):
         assert compare(plain, fast)["equivalent"], (name, query, plain.files, fast.files)
         assert fast.files == plain.files and fast.argv == plain.argv
     assert used_fast["absent_symbol_xyz"]
-    # ast-grep takes single names only (fast_path_queries): `-rf` runs plain there.
-    assert used_fast["-rf"] == (tool.spec.fast_path_queries is None)
+    # ast-grep takes `-rf` by its part `rf` (fast_path_by_part): every tool goes fast on it.
+    assert used_fast["-rf"]
     # `helper2` occurs in one file only (named `glob[1].c`): the fast run names that single
     # file, and must still print its name, and not read it as a glob.
     assert used_fast["helper2"]
@@ -123,6 +123,27 @@ def test_a_walk_that_enters_no_link_spares_the_fast_path_their_probe(linked_corp
     linked = [f for f in plain.files if f.removeprefix(b"./").startswith(b"alias")]
     if not tool.spec.walk_follows_links:
         assert linked == [] and used, (name, plain.files)
+
+
+def test_a_dotted_query_goes_fast_over_the_files_holding_its_longest_name(tmp_path, tools):
+    """`py.path .local` is a match of the pattern `py.path.local` without the literal: the
+    literal's holders would miss it (why fast_path_queries keeps such a query out), the
+    holders of `local` (fast_path_by_part) do not. A metavariable query still runs plain."""
+    (tmp_path / "a.py").write_text("r = py.path.local(1)\n")
+    (tmp_path / "b.py").write_text("s = py.path .local(2)\n")
+    (tmp_path / "c.py").write_text("local = 3\n")
+    (tmp_path / "d.py").write_text("other = 4\n")
+    tool = tools["ast-grep"]
+    setup = SearchSetup(tool, str(tmp_path), 30)
+    walk = walk_order(tool_listing(tool, str(tmp_path)))
+    holders = files_containing(locate_rg(), str(tmp_path), "py.path.local")
+    assert holders == {b"a.py"}
+    plain = run_tool(setup, "py.path.local")
+    assert sorted(plain.files) == [b"a.py", b"b.py"]
+    fast, used = run_fast(setup, "py.path.local", walk, holders)
+    assert used and compare(plain, fast)["equivalent"] and fast.argv == plain.argv
+    _, used = run_fast(setup, "py.$X.local", walk, set())
+    assert not used
 
 
 @pytest.fixture(scope="module")
@@ -192,13 +213,17 @@ def test_files_printed_without_the_literal_keep_the_fast_path_identical(
     walk = walk_order(tool_listing(tool, root))
     fast, used = run_fast(setup, query, walk, holders)
     assert compare(plain, fast)["equivalent"], (plain.files, fast.files)
-    # A single name goes fast (the CSS file is named in every fast run); a dotted one plain.
-    assert used == (query == "_ECT")
-    # Without those two settings the fast run misses the file.
+    # A single name goes fast (the CSS file is named in every fast run); a dotted one too,
+    # over the files holding `local` (fast_path_by_part), which b.py does.
+    assert used
+    # Without those settings the fast run misses the file.
     loose = dataclasses.replace(
         tool,
         spec=dataclasses.replace(
-            tool.spec, fast_path_queries=None, fast_path_always=["*.md", "*.markdown", "*.mdx"]
+            tool.spec,
+            fast_path_queries=None,
+            fast_path_by_part=None,
+            fast_path_always=["*.md", "*.markdown", "*.mdx"],
         ),
     )
     missed, used = run_fast(SearchSetup(loose, root, 30), query, walk, holders)
