@@ -172,6 +172,22 @@ def test_findings_are_built_from_the_pooled_numbers() -> None:
     assert "hay leads on MRR with 0.812 " in findings(changed)[0]
 
 
+def test_a_variant_leading_a_track_is_named_so_and_the_leader_comparison_follows() -> None:
+    """The pooled rule pairs the first tool that is not an ablation variant (the kernel's
+    words track: hay-no-path first, id-utils against ag); the sentence said that no other
+    tool was asked the variant's queries."""
+    docs = two_tracks()
+    code = docs[1]
+    top = {**code["leaderboard"][0], "tool": "hay-no-path", "ablation_of": "hay"}
+    top.update(pooled=0.9, ci_low=0.86, ci_high=0.94)
+    code["leaderboard"].insert(0, top)
+    assert findings(docs)[0] == (
+        "On the code track, hay-no-path leads on MRR with 0.900 [0.860, 0.940] pooled over 2 "
+        "corpora (a variant of hay); of the other tools hay leads, +0.200 [0.150, 0.250] "
+        "against the runner-up ugrep (detected better)."
+    )
+
+
 def test_findings_are_three_to_six_sentences() -> None:
     one = [two_tracks()[1]]
     assert len(findings(one)) == 3

@@ -54,6 +54,13 @@ def leader_sentence(doc: dict[str, Any]) -> str | None:
         (v for v in doc["verdicts"] if v["family"] == "leader" and v["tool"] == top["tool"]),
         None,
     )
+    if comp is None and top.get("ablation_of"):
+        # the pooled rule pairs the first tool that is not an ablation variant (leader_pair)
+        comp = next((v for v in doc["verdicts"] if v["family"] == "leader"), None)
+        if comp is not None:
+            head += f" (a variant of {top['ablation_of']}); of the other tools {comp['tool']} leads"
+            top = tool_row(doc, str(comp["tool"])) or top
+            board = [r for r in board if not r.get("ablation_of")]
     if comp is None:
         return head + "; no other tool was asked its queries, so it is compared with none."
     verdict = str(comp["verdict"])
