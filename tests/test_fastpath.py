@@ -25,6 +25,7 @@ QUERIES = ["ring_advance", "helper", "helper2", "absent_symbol_xyz", "-rf", "str
 FAST_TOOLS = [
     "ast-grep",
     "ast-grep-calls",
+    "ast-grep-calls-c",
     "busybox-grep",
     "rg",
     "git-grep",
