@@ -170,7 +170,15 @@ def markdown_headings(text: str) -> list[Heading]:
         parts = [c.content for c in children if c.type in ("text", "code_inline")]
         code = tuple(c.content for c in children if c.type == "code_inline")
         out.append(Heading(token.map[0] + 1, " ".join(parts), code))
-    return out
+    # Markdown allows raw HTML blocks, and some guides write their headings so (ripgrep's FAQ:
+    # `<h3 name="config">`): read them with the HTML reader, on the block's own lines.
+    for token in tokens:
+        if token.type == "html_block" and token.map is not None:
+            first = token.map[0]
+            out.extend(
+                Heading(first + h.line, h.text, h.code) for h in html_headings(token.content)
+            )
+    return sorted(out, key=lambda h: h.line)
 
 
 _RST_SETTINGS = {

@@ -146,3 +146,20 @@ def test_html_pages_give_their_headings_never_scripts_styles_or_navigation(rules
     docs = schema["properties"]["docs"]["properties"]
     assert docs["markups"]["default"]["html"] == [".html", ".htm"]
     assert not {".html", ".htm"} & set(docs["unseen_extensions"]["default"])
+
+
+def test_markdown_reads_headings_written_as_raw_html_blocks():
+    # ripgrep's FAQ writes each question as `<h3 name="...">` inside the Markdown
+    text = (
+        "# FAQ\n\n* [config](#config)\n\n"
+        '<h3 name="config">\nDoes ripgrep support `--no-config` files?\n</h3>\n\n'
+        "Yes.\n\n<div><h4>Using <code>rg_ignore</code></h4></div>\n\n## Last\n"
+    )
+    found = headings.markdown_headings(text)
+    assert [(h.line, h.text.split()) for h in found] == [
+        (1, ["FAQ"]),
+        (5, ["Does", "ripgrep", "support", "`--no-config`", "files?"]),
+        (11, ["Using", "rg_ignore"]),
+        (13, ["Last"]),
+    ]
+    assert found[2].code == ("rg_ignore",)
