@@ -32,6 +32,7 @@ from searchbench.configcheck import (  # noqa: E402
     tool_languages_problem,
     tool_tracks_problem,
     rules_problem,
+    variants_problem,
     side_file_path,
     unknown_name_line,
     unknown_target_line,
@@ -194,6 +195,7 @@ _problem = (
     or tool_languages_problem(config["tools"], LANGUAGES)
     or tool_tracks_problem(config["tools"], TRACKS, config["baseline"])
     or index_of_problem(config["tools"])
+    or variants_problem(config["variants"], config["tools"], config["corpora"])
 )
 if _problem:
     stop(_problem)

@@ -364,6 +364,33 @@ def index_of_problem(tools: dict) -> str | None:
     return None
 
 
+def variants_problem(variants: dict, tools: dict, corpora: Iterable[str]) -> str | None:
+    """A declared variant must be a tool that varies another (`ablation_of`), and its two
+    corpus groups must be corpora of this configuration that do not overlap: a corpus it was
+    designed on cannot judge it."""
+    known = sorted(corpora)
+    for name, entry in sorted(variants.items()):
+        if not (tools.get(name) or {}).get("ablation_of"):
+            return (
+                f"config error at `variants.{name}`: {name!r} is not a tool of the tools file "
+                "with an ablation_of; declare the tool, naming the tool it varies"
+            )
+        for group in ("designed_on", "held_out"):
+            unknown = sorted(set(entry[group]) - set(known))
+            if unknown:
+                return (
+                    f"config error at `variants.{name}.{group}`: {', '.join(unknown)} is not a "
+                    f"corpus of this configuration; use names from: {', '.join(known)}"
+                )
+        both = sorted(set(entry["designed_on"]) & set(entry["held_out"]))
+        if both:
+            return (
+                f"config error at `variants.{name}`: {', '.join(both)} is both designed_on and "
+                "held_out; a corpus the rule was designed on cannot judge it"
+            )
+    return None
+
+
 DEFAULT_CONFIG = "config/config.yaml"  # the Snakefile's configfile when none is given
 
 

@@ -109,6 +109,26 @@ def _dry_run(tmp_path: Path, config: dict) -> subprocess.CompletedProcess:
             "config error at `tools.global-refs.index_of`: its index_argv differ from global's",
         ),
         (
+            lambda c, p: c.update(
+                variants={"hay-docs": {"rule": "r", "designed_on": ["mini"], "held_out": ["mini"]}}
+            ),
+            "config error at `variants.hay-docs`: mini is both designed_on and held_out",
+        ),
+        (
+            lambda c, p: c.update(
+                variants={"hay-docs": {"rule": "r", "designed_on": ["mini"], "held_out": ["mnii"]}}
+            ),
+            "config error at `variants.hay-docs.held_out`: mnii is not a corpus of this "
+            "configuration; use names from: mini",
+        ),
+        (
+            lambda c, p: c.update(
+                variants={"hay": {"rule": "r", "designed_on": ["mini"], "held_out": ["x"]}}
+            ),
+            "config error at `variants.hay`: 'hay' is not a tool of the tools file with an "
+            "ablation_of",
+        ),
+        (
             lambda c, p: c.update(skip_tools={"clang": "slow"}),
             "config error at `skip_tools`: tool 'clang' is not configured (did you mean",
         ),

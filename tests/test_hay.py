@@ -15,7 +15,9 @@ from searchbench.hay.signals import (
     FALSE_FIRING_WORDS_FILE,
     Scorer,
     Switches,
+    DOCS_SHAPES,
     cshape_raw,
+    docs_shaped,
     file_context,
     is_comment_line,
     load_false_firing_words,
@@ -132,6 +134,57 @@ def test_no_path_prior_lets_the_test_declaration_win_the_tie() -> None:
     )
     assert docs[-1] == "./docs/api.rst"
     assert docs_off[1] == "./docs/api.rst"
+
+
+@pytest.mark.parametrize(
+    ("query", "shaped"),
+    [
+        ("--no-config", True),
+        ("--sort=path", True),
+        ("GUIDE.md", True),
+        ("conftest.py", True),
+        ("Caching", True),
+        ("plugins", True),
+        ("HTTP", True),
+        ("max_parse_bytes", False),
+        ("fromEvent", False),
+        ("pytest.fixture", False),
+        ("grep_searcher::Searcher", False),
+        ("Config2", False),
+        ("-x", False),
+    ],
+)
+def test_docs_shape_is_a_flag_a_file_name_or_a_plain_word(query: str, shaped: bool) -> None:
+    assert docs_shaped(query.encode()) is shaped
+
+
+def test_docs_shapes_are_the_docs_tracks_own_flag_and_word_rules() -> None:
+    import yaml
+
+    tokens = yaml.safe_load((ROOT / "config" / "docs_tokens.yaml").read_text())
+    flag = next(rule["regex"] for rule in tokens["tokens"] if rule["name"] == "flag")
+    assert DOCS_SHAPES["flag"].decode() == flag
+    assert DOCS_SHAPES["heading word"].decode() == tokens["words"]["regex"]
+
+
+def test_docs_shape_variant_lifts_the_document_only_for_a_docs_shaped_query(
+    tmp_path: Path,
+) -> None:
+    """The configured hay-docs variant: the document ties with a code mention instead of
+    ranking below it; an identifier query ranks exactly as hay ranks it."""
+    argv = load_tools(ROOT / "config" / "tools.yaml")["hay-docs"].argv
+    flags = [a for a in argv if a.startswith("--") and a not in ("--null", "--")]
+    assert flags == ["--docs-shape"]
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "a.py").write_text("class Caching:\n    max_bytes = 1\n")
+    (tmp_path / "zz.py").write_text("x = Caching()\ny = max_bytes\n")
+    (tmp_path / "docs" / "caching.md").write_text("# Caching\n\nSet `max_bytes`.\n")
+    hay_order = files_in_order(hay("Caching", ".", cwd=tmp_path).stdout)
+    variant = files_in_order(hay(*flags, "Caching", ".", cwd=tmp_path).stdout)
+    assert hay_order == ["./a.py", "./zz.py", "./docs/caching.md"]
+    assert variant == ["./a.py", "./docs/caching.md", "./zz.py"]
+    for query in ("max_bytes",):
+        assert hay(*flags, query, ".", cwd=tmp_path).stdout == hay(query, ".", cwd=tmp_path).stdout
 
 
 def test_excluded_words_come_from_the_config_file(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """hay: search for a literal symbol and print every match, declarations first.
 
 usage: hay [--null] [--json] [--word] [--no-keyword-prior] [--no-c-shape]
-           [--no-path-prior] [--rg PATH] [--] SYMBOL [PATH ...]
+           [--no-path-prior] [--docs-shape] [--rg PATH] [--] SYMBOL [PATH ...]
        hay --files [PATH ...]
 
   SYMBOL              a literal string (never a regex, never an option after `--`)
@@ -13,6 +13,8 @@ usage: hay [--null] [--json] [--word] [--no-keyword-prior] [--no-c-shape]
   --no-keyword-prior  switch off the declaration-keyword signal (fn, def, class, ...)
   --no-c-shape        switch off the C-family `type NAME(` signal
   --no-path-prior     switch off the tests/docs/examples/vendored penalty
+  --docs-shape        no docs penalty when SYMBOL is shaped like a documentation question:
+                      a --flag, a file name (GUIDE.md) or a plain word (Caching)
   --rg PATH           ripgrep binary (default: $HAY_RG, else rg beside python, else PATH)
   --version           version, hash of the ranking code, and the ripgrep it uses
 
@@ -31,6 +33,7 @@ FLAGS = {
     "--no-keyword-prior": "no_keyword",
     "--no-c-shape": "no_cshape",
     "--no-path-prior": "no_path",
+    "--docs-shape": "docs_shape",
 }
 
 
@@ -285,7 +288,7 @@ def _list_files(rg: str, paths: list[str]) -> int:
 def _rank_and_print(opts: dict, rg: str, pid: int, fd: int) -> int:
     """Rank ripgrep's output as it streams in and print it; the exit status grep would give."""
     from searchbench.hay.rank import collect_stream, format_grep, format_json, ranked
-    from searchbench.hay.signals import Scorer, Switches, load_false_firing_words
+    from searchbench.hay.signals import Scorer, Switches, docs_shaped, load_false_firing_words
 
     try:
         words_file = os.environ.get("HAY_FALSE_FIRING_WORDS")
@@ -295,10 +298,14 @@ def _rank_and_print(opts: dict, rg: str, pid: int, fd: int) -> int:
         os.close(fd)
         os.waitpid(pid, 0)
         return 2
+    symbol = os.fsencode(opts["symbol"])
     switches = Switches(
-        keyword=not opts["no_keyword"], cshape=not opts["no_cshape"], path=not opts["no_path"]
+        keyword=not opts["no_keyword"],
+        cshape=not opts["no_cshape"],
+        path=not opts["no_path"],
+        docs_exempt=opts["docs_shape"] and docs_shaped(symbol),
     )
-    scorer = Scorer(os.fsencode(opts["symbol"]), switches, excluded)
+    scorer = Scorer(symbol, switches, excluded)
     with open(fd, "rb", buffering=1 << 16) as stream:
         files, summary = collect_stream(stream, scorer, keep_signals=opts["json"])
     _, status = os.waitpid(pid, 0)

@@ -195,14 +195,42 @@ PATH_PENALTY = {
 }
 
 
+# --- the docs-shape variant (hay --docs-shape; config `variants`: hay-docs) ------------------
+# A query shaped like a documentation question keeps documentation out of the path prior. The
+# flag and heading-word shapes are config/docs_tokens.yaml's `flag` rule and `words` regex (a
+# test keeps them equal); a file name is a name with one of these extensions.
+DOCS_FILE_EXTENSIONS = (
+    b"md|markdown|rst|txt|adoc|html|toml|yaml|yml|json|cfg|ini|conf|lock|py|rs|go|js|ts|c|h|java|sh"
+)
+DOCS_SHAPES = {
+    "flag": rb"--[A-Za-z0-9][A-Za-z0-9_-]*(=[A-Za-z0-9_.-]*)?",
+    "file name": rb"[A-Za-z0-9_.-]*[A-Za-z0-9_-]\.(?:" + DOCS_FILE_EXTENSIONS + rb")",
+    "heading word": rb"[A-Z]?[a-z]+|[A-Z]{2,}s?",
+}
+_DOCS_SHAPE = re.compile(b"|".join(b"(?:" + shape + b")" for shape in DOCS_SHAPES.values()))
+
+
+def docs_shaped(symbol: bytes) -> bool:
+    """The query is a whole flag, file name or plain heading word (not an identifier)."""
+    return _DOCS_SHAPE.fullmatch(symbol) is not None
+
+
 # --- the line score ------------------------------------------------------------------------
 class Switches:
-    """Which signals are on (each can be switched off to measure it, docs/method.md §7)."""
+    """Which signals are on (each can be switched off to measure it, docs/method.md §7), and
+    whether documentation is exempt from the path prior (the docs-shape variant's rule)."""
 
-    __slots__ = ("keyword", "cshape", "path")
+    __slots__ = ("keyword", "cshape", "path", "docs_exempt")
 
-    def __init__(self, keyword: bool = True, cshape: bool = True, path: bool = True):
+    def __init__(
+        self,
+        keyword: bool = True,
+        cshape: bool = True,
+        path: bool = True,
+        docs_exempt: bool = False,
+    ):
         self.keyword, self.cshape, self.path = keyword, cshape, path
+        self.docs_exempt = docs_exempt
 
 
 class FileContext:
@@ -216,6 +244,8 @@ class FileContext:
 
 def file_context(path: bytes, switches: Switches) -> FileContext:
     category = path_category(path) if switches.path else None
+    if category == "docs" and switches.docs_exempt:
+        category = None
     return FileContext(
         c_like=extension(path) in C_LIKE_EXTENSIONS,
         prose=is_prose_file(path),
