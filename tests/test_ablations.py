@@ -104,3 +104,40 @@ def test_the_report_names_ndcg_for_the_tracks_read_on_it():
 
     assert note([{"track": "code"}]) == NOTE.format(metric="MRR")
     assert "full − variant MRR (nDCG@10 on usage) over" in note([{"track": "usage"}])
+
+
+def test_a_declared_variant_is_shown_by_group_held_out_first(tmp_path):
+    """config `variants`: the variant's comparisons with its full tool, read as variant − full,
+    on the corpora it was designed on and, first, on those held out; the tally counts them."""
+    from report_paths import fixture_model
+
+    from searchbench.report.page import render_html, render_markdown
+    from searchbench.report.sections.variants import tables
+
+    options = {"baseline": "rg", "seed": SEED, "ablations": {"hay-no-kw": "hay"}}
+    docs = [("code", corpus, run_inference(scores(corpus), design(**options)))
+            for corpus in ("a", "b", "c")]  # fmt: skip
+    path = tmp_path / "ablations.tsv"
+    write_text(path, ablations_tsv(collect(docs)))
+    model = fixture_model(seed=SEED, ablations=str(path))
+    model.config["variants"] = {
+        "hay-no-kw": {"rule": "no keyword prior", "designed_on": ["a"], "held_out": ["b", "c"]}
+    }
+    [(variant, full, body)] = tables(model)
+    assert (variant, full) == ("hay-no-kw", "hay")
+    assert [(row[0], row[2]) for row in body] == [
+        ("held out", "b"), ("held out", "c"), ("designed on", "a")
+    ]  # fmt: skip
+    worth = collect(docs)[0]
+    # worth = hay − variant > 0, so the variant's difference is negative and it is worse
+    assert body[0][6].startswith(f"{-worth['worth']:+.3f} [")
+    assert body[0][8] == "variant detected worse"
+    html = render_html(model, {}, "")
+    block = html.split('id="variants"')[1].split("</table>")[0]
+    assert "held out, code: detected better on 0 and worse on 2 of 2 corpora" in block
+    assert "Designed on a; held out: b, c." in block
+    assert '<a href="#variants">' in html
+    md = render_markdown(model)
+    assert "## Variants: designed on some corpora, judged on the others" in md
+    del model.config["variants"]
+    assert 'id="variants"' not in render_html(model, {}, "")

@@ -12,10 +12,10 @@ from searchbench.errors import BenchError
 from searchbench.hay import misfires
 from searchbench.hay.cli import parse_args, rg_argv
 from searchbench.hay.signals import (
+    DOCS_SHAPES,
     FALSE_FIRING_WORDS_FILE,
     Scorer,
     Switches,
-    DOCS_SHAPES,
     cshape_raw,
     docs_shaped,
     file_context,

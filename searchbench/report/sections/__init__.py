@@ -28,6 +28,7 @@ from searchbench.report.sections import (
     skipped,
     ties,
     tracks,
+    variants,
     weaknesses,
 )
 
@@ -41,6 +42,7 @@ SECTIONS = (
     tracks,
     pooled_languages,
     ablations,
+    variants,
     filter_rank,
     ties,
     false_firings,
