@@ -673,6 +673,10 @@ def report_keys(keyed_by: str, track: str) -> list[dict[str, str]]:
         return sections
     if keyed_by == "pooled track":
         return [{"track": track}] if sections else []
+    if keyed_by == "docs class track":
+        return sections if track in DOCS_CLASSES else []
+    if keyed_by == "pooled docs class":
+        return [{"track": track}] if sections and track in DOCS_CLASSES else []
     on = track_tools(track)
     return [{**s, "tool": t} for s in sections for t in FAST_PATH_TOOLS if t in on]
 

@@ -505,6 +505,8 @@ def test_rule_inputs_key_every_path_by_its_wildcards() -> None:
             "track": [{**c, "track": track} for c in corpora],
             "track, fast-path tool": [{**c, "track": track, "tool": "ugrep"} for c in corpora],
             "pooled track": [{"track": track}],
+            "docs class track": [{**c, "track": track} for c in corpora] if track == "docs" else [],
+            "pooled docs class": [{"track": track}] if track == "docs" else [],
             "behaviour corpus": corpora[:1],
             "behaviour run": [{}],
         }[keyed_by]
@@ -526,7 +528,12 @@ def test_rule_inputs_key_every_path_by_its_wildcards() -> None:
         "docs_ties",
         "docs_calibration",
         "docs_agent_cost",
+        "docs_strata",
+        "docs_pooled_strata",
     }
+    assert docs["docs_pooled_strata"]["paths"] == ["results/pooled/docs/strata.json"]
+    assert docs["docs_strata"]["keys"][1] == ["a.corpus", "docs"]
+    assert usage["usage_strata"]["paths"] == [] and code["strata"]["paths"] == []
     assert docs["docs_pooled_by_language"]["paths"] == ["results/pooled/docs/by_language.json"]
     # the pooled leaderboard: one per measured track, beside (not under) its by-language file
     assert docs["docs_pooled"]["paths"] == ["results/pooled/docs.json"]

@@ -24,7 +24,8 @@ Key = tuple[str, ...]  # the pattern's wildcard values, in the order they appear
 # any is; "timed tool": per corpus and timed tool; "indexed tool": per corpus and tool with an index
 # (index_argv); "track": per corpus and measured track (the docs
 # track only where it was measured); "track, fast-path tool": per track and fast-path tool;
-# "pooled track": one per track, over every corpus that measured it.
+# "pooled track": one per track, over every corpus that measured it; "docs class track" and
+# "pooled docs class": the same for the docs classes' tracks only (their strata).
 ARTIFACTS: dict[str, tuple[str, str]] = {
     "tools": ("results/tools.json", "run"),
     "run_status": ("results/run_status.tsv", "run"),
@@ -62,8 +63,12 @@ ARTIFACTS: dict[str, tuple[str, str]] = {
     "pooled_by_language": ("results/pooled/{track}/by_language.json", "pooled track"),
     "pooled": ("results/pooled/{track}.json", "pooled track"),
     "fast_path": ("results/{corpus}/{track}/fastpath/{tool}.json", "track, fast-path tool"),
+    "strata": ("results/{corpus}/{track}/strata.json", "docs class track"),
+    "pooled_strata": ("results/pooled/{track}/strata.json", "pooled docs class"),
 }
-PER_TRACK = frozenset({"track", "track, fast-path tool", "pooled track"})
+PER_TRACK = frozenset(
+    {"track", "track, fast-path tool", "pooled track", "docs class track", "pooled docs class"}
+)
 # An optional track's (searchbench.measures.OPTIONAL_TRACKS) per-track inputs are separate rule
 # inputs named "{track}_{name}" (each waits on its track's checkpoint); the code track's carry
 # the artifact's own name.
