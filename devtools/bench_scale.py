@@ -28,6 +28,7 @@ Figures are for this machine and this run; ratios are what to compare across mac
 
 import argparse
 import contextlib
+import csv
 import json
 import os
 import shutil
@@ -179,6 +180,86 @@ def fast_path_table(results: Path, corpora: list[str]) -> list[str]:
     return lines
 
 
+# The rules that are statistics (issue 34 target 3): arithmetic on the scores.
+STATISTICS_RULES = frozenset(
+    {"inference", "calibration", "power", "by_language", "by_language_pooled", "docs_strata",
+     "pooled", "ablations", "calibration_status"}
+)  # fmt: skip
+
+
+def timing_seconds(results: Path, corpora: list[str]) -> float:
+    """Wall seconds of the timing stage's own tool processes: every measured run's wall, plus
+    its warm-ups counted at the mean wall of their query's measured runs (their own time is
+    not recorded)."""
+    total = 0.0
+    for corpus in corpora:
+        for table in sorted((results / corpus / "timing").glob("*.tsv")):
+            with table.open() as handle:
+                rows = list(csv.DictReader(handle, delimiter="\t"))
+            by_query: dict[str, list[dict[str, str]]] = defaultdict(list)
+            for row in rows:
+                by_query[row["qid"]].append(row)
+            for runs in by_query.values():
+                walls = [float(r["wall"]) for r in runs if r["wall"]]
+                if walls:
+                    warmups = max(int(r["warmups"] or 0) for r in runs)
+                    total += sum(walls) + warmups * sum(walls) / len(walls)
+    return total
+
+
+def search_overheads(
+    times: dict[tuple[str, str, str, str], float], results: Path
+) -> list[tuple[float, str, float, float, float]]:
+    """(overhead ratio, job, job seconds, tool CPU, tool wall) of each search job: the job's
+    seconds beyond its tool processes' own CPU, over that CPU (target 4: at most 0.10)."""
+    out = []
+    for (corpus, track, rule, tool), seconds in times.items():
+        if rule != "search" or not tool:
+            continue
+        records = [r for _, r in raw_records(results, corpus, tool, track)]
+        cpu = sum(r["user"] + r["sys"] for r in records)
+        elapsed = sum(r["elapsed"] for r in records)
+        if cpu > 0:
+            out.append(((seconds - cpu) / cpu, f"{corpus}/{track}/{tool}", seconds, cpu, elapsed))
+    return sorted(out, reverse=True)
+
+
+def target_lines(
+    times: dict[tuple[str, str, str, str], float],
+    tools_cpu: float,
+    timed: float,
+    wall: float,
+    cores: int,
+    path_seconds: float,
+    overheads: list[tuple[float, str, float, float, float]],
+) -> list[str]:
+    """Issue 34's four ratios, each with its target, all from this one run."""
+    floor = max(tools_cpu / cores, path_seconds)
+    job_seconds = sum(times.values())
+    own = job_seconds - tools_cpu - timed
+    stats = sum(s for (_, _, rule, _), s in times.items() if rule in STATISTICS_RULES)
+    search_job = sum(o[2] for o in overheads)
+    search_cpu = sum(o[3] for o in overheads)
+    search_wall = sum(o[4] for o in overheads)
+    ratios = sorted(o[0] for o in overheads)
+    median = ratios[len(ratios) // 2] if ratios else float("nan")
+    worst = ", ".join(f"{o[1]} {o[0]:.2f}" for o in overheads[:3])
+    safe = max(tools_cpu, 1e-9)
+    return [
+        f"target 1: wall / floor\t{wall / max(floor, 1e-9):.2f} (target <= 1.5; floor "
+        f"{floor:.1f} s = max(tools' CPU / {cores} cores, critical path {path_seconds:.1f} s))",
+        f"target 2: workflow's own work / tools' CPU\t{own / safe:.2f} (target <= 0.25; "
+        f"{own:.1f} of {job_seconds:.1f} job-s are neither a tool process, {tools_cpu:.1f}, "
+        f"nor a timed run, {timed:.1f})",
+        f"target 3: statistics / tools' CPU\t{stats / safe:.2f} (target <= 0.05; "
+        f"{stats:.1f} job-s in {', '.join(sorted(STATISTICS_RULES))})",
+        f"target 4: runner overhead per search job\tmedian {median:.2f}, all search jobs "
+        f"{(search_job - search_cpu) / max(search_cpu, 1e-9):.2f} (target <= 0.10; "
+        f"{len(overheads)} jobs; largest: {worst}); the jobs' {search_job:.1f} s hold "
+        f"{search_wall:.1f} s of the tools' own wall time, {search_cpu:.1f} s of their CPU",
+    ]
+
+
 def targets(config: dict, quality_only: bool) -> list[str]:
     if not quality_only:
         return []
@@ -199,11 +280,20 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--cores", default="all")
     parser.add_argument("--quality-only", action="store_true")
     parser.add_argument("--fresh", action="store_true")
+    parser.add_argument("--root", type=Path, default=REPO, help="the checkout to read (--analyse)")
+    parser.add_argument(
+        "--analyse",
+        nargs=2,
+        type=float,
+        metavar=("SINCE", "WALL"),
+        help="run nothing: read the jobs written since epoch SINCE by a run of WALL seconds",
+    )
     parser.add_argument("snakemake_args", nargs="*")
     args = parser.parse_args(argv)
-    config = yaml.safe_load((REPO / args.configfile).read_text())
+    root = args.root if args.analyse else REPO
+    config = yaml.safe_load((root / args.configfile).read_text())
     corpora = sorted(config["corpora"])
-    results = REPO / "results"
+    results = root / "results"
     if args.fresh:
         for corpus in corpora:
             for path in (results / corpus, REPO / "resources" / "corpora" / corpus):
@@ -212,12 +302,16 @@ def main(argv: list[str]) -> int:
     # Targets before --configfile, which takes every word after it as a config file.
     command = [sys.executable, "-m", "snakemake", *targets(config, args.quality_only)]
     command += ["--cores", args.cores, *args.snakemake_args, "--configfile", args.configfile]
-    start = time.time()
-    returncode, stderr, snakemake_cpu = run_polling_cpu(command)
-    wall = time.time() - start
-    if returncode != 0:
-        sys.stderr.write(stderr[-3000:])
-        return returncode
+    if args.analyse:
+        start, wall = args.analyse
+        snakemake_cpu = float("nan")
+    else:
+        start = time.time()
+        returncode, stderr, snakemake_cpu = run_polling_cpu(command)
+        wall = time.time() - start
+        if returncode != 0:
+            sys.stderr.write(stderr[-3000:])
+            return returncode
     times = job_times(results, start)
     per_rule: dict[str, list[float]] = defaultdict(list)
     for (_, _, rule, _), seconds in times.items():
@@ -245,7 +339,12 @@ def main(argv: list[str]) -> int:
                 f"inside a {search_job:.1f} s search job (ratio {search_job / max(own, 1e-9):.2f})"
             )
     cores = (os.cpu_count() or 1) if args.cores == "all" else int(args.cores)
-    print("\n".join(cpu_floor_lines(tool_cpu(results, corpora), cores)))
+    cpu = tool_cpu(results, corpora)
+    print("\n".join(cpu_floor_lines(cpu, cores)))
+    tools_cpu = sum(seconds for seconds, _ in cpu.values())
+    overheads = search_overheads(times, results)
+    timed = timing_seconds(results, corpora)
+    print("\n".join(target_lines(times, tools_cpu, timed, wall, cores, path_seconds, overheads)))
     print("\n".join(fast_path_table(results, corpora)))
     return 0
 

@@ -95,3 +95,33 @@ def test_a_command_s_own_cpu_is_polled_while_it_runs():
     )
     assert code == 0
     assert 0.3 <= own <= 1.0
+
+
+def test_the_four_targets_are_ratios_of_this_run_s_own_figures(tmp_path):
+    """Issue 34's targets: wall over the floor, the workflow's own job-seconds and the
+    statistics' over the tools' CPU, and each search job's seconds beyond its tools' CPU."""
+    write_raw(tmp_path / "a" / "code" / "raw" / "rg.jsonl", [(1.0, 1.0), (2.0, 0.0)])  # CPU 4
+    timing = tmp_path / "a" / "timing" / "rg.tsv"
+    timing.parent.mkdir(parents=True)
+    # q1: two measured runs (1 s, 3 s) after one warm-up, counted at their mean: 6 s
+    timing.write_text(
+        "qid\trepeat\truns\twarmups\twall\tuser\tsys\tpeak_rss_kib\trss_source\ttimed_out\t"
+        "exit_code\nq1\t1\t2\t1\t1.0\t0\t0\t0\twait4\tfalse\t0\n"
+        "q1\t2\t2\t1\t3.0\t0\t0\t0\twait4\tfalse\t0\n"
+    )
+    times = {
+        ("a", "code", "search", "rg"): 5.0,
+        ("a", "code", "inference", ""): 1.0,
+        ("a", "code", "power", ""): 1.0,
+        ("a", "", "timing", "rg"): 7.0,
+        ("a", "", "fetch_corpus", ""): 2.0,
+    }
+    assert bench.timing_seconds(tmp_path, ["a"]) == 6.0
+    overheads = bench.search_overheads(times, tmp_path)
+    assert overheads == [(0.25, "a/code/rg", 5.0, 4.0, 2.0)]
+    lines = bench.target_lines(times, 4.0, 6.0, 12.0, 2, 3.0, overheads)
+    # floor = max(4 / 2, 3) = 3; own = 16 - 4 - 6 = 6; statistics 2
+    assert lines[0].startswith("target 1: wall / floor\t4.00 (target <= 1.5; floor 3.0 s")
+    assert lines[1].startswith("target 2: workflow's own work / tools' CPU\t1.50 (")
+    assert lines[2].startswith("target 3: statistics / tools' CPU\t0.50 (")
+    assert lines[3].startswith("target 4: runner overhead per search job\tmedian 0.25, all ")
