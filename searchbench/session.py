@@ -40,6 +40,9 @@ class SessionRecord:
     peak_rss_kib: int  # wait4's maxrss: the session and the server it waited for
     exit_code: int | None
     note: str  # the ready line, or why there was none
+    # wait4's user + sys: the session and the server it waited for. The queries' own records
+    # hold only their clients' CPU; a server's work is here, once per session.
+    cpu_seconds: float
 
     def as_record(self) -> dict:
         return {f"session_{k}": v for k, v in dataclasses.asdict(self).items()}
@@ -106,16 +109,21 @@ def tool_session(setup: SearchSetup) -> Iterator[tuple[SearchSetup, list[Session
     try:
         yield dataclasses.replace(setup, session=socket_path), records
     finally:
-        code, rss = _stop(proc, setup, socket_path)
+        code, rss, cpu = _stop(proc, setup, socket_path)
         shutil.rmtree(folder, ignore_errors=True)
         note = line or "no ready line (the session exited or never said it was ready)"
         records.append(
-            SessionRecord(line.startswith("ready "), round(ready_seconds, 3), rss, code, note)
+            SessionRecord(
+                line.startswith("ready "), round(ready_seconds, 3), rss, code, note, round(cpu, 3)
+            )
         )
 
 
-def _stop(proc: subprocess.Popen, setup: SearchSetup, socket_path: str) -> tuple[int | None, int]:
-    """Ask the session to end, then make sure its group is gone; (exit code, maxrss KiB)."""
+def _stop(
+    proc: subprocess.Popen, setup: SearchSetup, socket_path: str
+) -> tuple[int | None, int, float]:
+    """Ask the session to end, then make sure its group is gone; (exit code, maxrss KiB,
+    user + sys seconds)."""
     tool = setup.tool
     if _running(proc.pid) and os.path.exists(socket_path) and tool.spec.session_stop_argv:
         stop = expand_argv(
@@ -141,7 +149,7 @@ def _stop(proc: subprocess.Popen, setup: SearchSetup, socket_path: str) -> tuple
     proc.stdout.close()
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, int(usage.ru_maxrss)
+    return proc.returncode, int(usage.ru_maxrss), usage.ru_utime + usage.ru_stime
 
 
 def _running(pid: int) -> bool:

@@ -56,6 +56,20 @@ def test_the_cpu_floor_sums_every_track_s_quality_runs_and_divides_by_the_cores(
     assert lines[2] == "largest\tprobe 4.0, rg 0.2"
 
 
+def test_a_language_server_s_session_counts_once_per_job_beside_its_clients(tmp_path):
+    raw = tmp_path / "a" / "code" / "raw" / "clangd.jsonl"
+    raw.parent.mkdir(parents=True)
+    # the session's CPU is on every record of the job: it is counted once
+    session = '"session_cpu_seconds": 30.0'
+    raw.write_text(
+        f'{{"elapsed": 1.0, "user": 0.25, "sys": 0.25, {session}}}\n'
+        f'{{"elapsed": 1.0, "user": 0.5, "sys": 0.0, {session}}}\n'
+    )
+    write_raw(tmp_path / "a" / "usage" / "raw" / "clangd.jsonl", [(1.0, 0.0)])
+
+    assert bench.tool_cpu(tmp_path, ["a"]) == {"clangd": (32.0, 3)}
+
+
 def test_the_fast_path_table_counts_each_track_s_runs_on_its_own_row(tmp_path):
     code, usage = tmp_path / "a" / "code", tmp_path / "a" / "usage"
     (code / "raw").mkdir(parents=True)

@@ -380,6 +380,21 @@ def test_a_search_job_runs_its_queries_through_one_session(tmp_path):
     assert not _fake_servers_alive(str(LSP_DIR / "fake_server.py"))
 
 
+def test_a_session_s_cpu_is_the_server_s_work_its_queries_records_leave_out(tmp_path):
+    from searchbench.runner import SearchSetup, run_tool
+    from searchbench.session import tool_session
+
+    (tmp_path / "a.py").write_text("x\n")
+    setup = SearchSetup(tool=_fake_tool("--busy"), root=str(tmp_path), timeout=10)
+    with tool_session(setup) as (session_setup, records):
+        result = run_tool(session_setup, "f")
+    assert result.status == "ok"
+    (record,) = records
+    # the server spent 1 s of CPU indexing; the query's own process (the client) did not
+    assert record.cpu_seconds >= 1.0 > result.user + result.sys
+    assert record.as_record()["session_cpu_seconds"] == record.cpu_seconds
+
+
 def test_a_session_that_dies_turns_the_rest_into_failures(tmp_path):
     import signal
 

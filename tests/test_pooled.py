@@ -291,13 +291,17 @@ def test_median_wall_seconds_is_the_report_s_timing_figure():
 
 
 def test_a_session_tool_s_index_time_is_its_session_s_ready_time():
-    ready = SessionRecord(True, 7.271, 858064, 0, "ready 7.237").as_record()
+    ready = SessionRecord(True, 7.271, 858064, 0, "ready 7.237", 3.5).as_record()
     asked = [{"qid": f"q{i}", "status": "ok", **ready} for i in range(3)]
     unasked = {"qid": "q9", "status": NOT_APPLICABLE}  # outside its languages: no session fields
     assert session_ready_seconds([*asked, unasked]) == 7.271
-    never = SessionRecord(False, 60.0, 0, None, "no ready line").as_record()
+    never = SessionRecord(False, 60.0, 0, None, "no ready line", 0.0).as_record()
     assert session_ready_seconds([{"qid": "q1", "status": "error", **never}, unasked]) is None
-    other = {"qid": "q5", "status": "ok", **SessionRecord(True, 9.0, 1, 0, "ready 9").as_record()}
+    other = {
+        "qid": "q5",
+        "status": "ok",
+        **SessionRecord(True, 9.0, 1, 0, "ready 9", 0.5).as_record(),
+    }
     with pytest.raises(BenchError, match="2 session ready times"):
         session_ready_seconds([*asked, other])
 
