@@ -93,6 +93,8 @@ QUERIES_TSV = "results/{corpus}/{track}/queries.tsv"
 QRELS_TXT = "results/{corpus}/{track}/qrels.txt"
 RAW_JSONL = "results/{corpus}/{track}/raw/{tool}.jsonl"
 RUN_FILE = "results/{corpus}/{track}/runs/{tool}.run"
+REPEAT_JSON = "results/{corpus}/{track}/repeat/{tool}.json"
+FAST_PATH_JSON = "results/{corpus}/{track}/fastpath/{tool}.json"
 SCORES_TSV = "results/{corpus}/{track}/scores.tsv"
 HEALTH_TSV = "results/{corpus}/{track}/health.tsv"
 CALIBRATION_TSV = "results/{corpus}/{track}/calibration.tsv"
@@ -245,9 +247,14 @@ def _check_written() -> None:
 _check_written()
 
 
+def tool_pattern(tools) -> str:
+    """A wildcard constraint matching exactly these tools (none: a name no tool has)."""
+    return "|".join(map(re.escape, sorted(tools))) or "NONE"
+
+
 wildcard_constraints:
     corpus="|".join(map(re.escape, sorted(config["corpora"]))) or "NONE",
-    tool="|".join(map(re.escape, sorted(config["tools"]))) or "NONE",
+    tool=tool_pattern(config["tools"]),
     track="|".join(TRACKS),
 
 
@@ -457,11 +464,11 @@ FAST_PATH_TOOLS = [t for t in LISTING_TOOLS if config["tools"][t].get("fast_path
 
 
 def fast_path_inputs(wildcards) -> dict[str, str]:
-    """A fast-path tool's quality runs need its equivalence check and its walk order."""
+    """A fast-path tool's search job checks its fast path and takes it: its walk order and
+    the files holding each query's literal."""
     if wildcards.tool not in FAST_PATH_TOOLS:
         return {}
     return {
-        "check": f"results/{wildcards.corpus}/{wildcards.track}/fastpath/{wildcards.tool}.json",
         "walk": f"results/{wildcards.corpus}/filesets/{wildcards.tool}.txt",
         "containing": f"results/{wildcards.corpus}/{wildcards.track}/containing.tsv",
     }

@@ -13,11 +13,13 @@ rule search:
         run=RUN_FILE,
         raw=RAW_JSONL,
         # a seeded sample asked twice (searchbench/repeatability.py)
-        repeat="results/{corpus}/{track}/repeat/{tool}.json",
+        repeat=REPEAT_JSON,
     log:
         "results/logs/{corpus}/{track}/search.{tool}.log",
     benchmark:
         "results/benchmarks/{corpus}/{track}/search.{tool}.tsv"
+    wildcard_constraints:
+        tool=tool_pattern(t for t in TOOLS if t not in FAST_PATH_TOOLS),
     conda:
         "../envs/tools.yaml"
     params:
@@ -27,9 +29,23 @@ rule search:
         tool_health=config["tool_health"],
         repeat=config["repeatability"],
         seed=config["seed"],
+        check=config["fast_path_check"],
         rerun_on_code=code_hash("search"),
     script:
         "../scripts/search.py"
+
+
+# A fast-path tool's search job first checks its fast path against plain runs on a seeded
+# sample (searchbench/fastpath.py equivalence_check) and writes that check beside its runs:
+# one job, not a check job and a search job (each job costs a process and its imports).
+use rule search as search_fast_path with:
+    output:
+        run=RUN_FILE,
+        raw=RAW_JSONL,
+        repeat=REPEAT_JSON,
+        check=FAST_PATH_JSON,
+    wildcard_constraints:
+        tool=tool_pattern(FAST_PATH_TOOLS),
 
 
 rule containment:
@@ -48,33 +64,6 @@ rule containment:
         rerun_on_code=code_hash("containment"),
     script:
         "../scripts/containment.py"
-
-
-rule fast_path_check:
-    input:
-        root=CHECKOUT_JSON,
-        queries=QUERIES_TSV,
-        containing=CONTAINING_TSV,
-        tool=TOOL_JSON,
-        walk=FILESET_TXT,
-        index=tool_index,
-        on_track=on_tool_track,
-    output:
-        "results/{corpus}/{track}/fastpath/{tool}.json",
-    log:
-        "results/logs/{corpus}/{track}/fast_path_check.{tool}.log",
-    benchmark:
-        "results/benchmarks/{corpus}/{track}/fast_path_check.{tool}.tsv"
-    conda:
-        "../envs/tools.yaml"
-    params:
-        check=config["fast_path_check"],
-        seed=config["seed"],
-        timeout=config["timeout_seconds"],
-        word_match=config["word_match"],
-        rerun_on_code=code_hash("fast_path_check"),
-    script:
-        "../scripts/fast_path_check.py"
 
 
 # Each run file's provenance, ir_metadata style, beside it (searchbench/run_metadata.py).

@@ -9,7 +9,7 @@ from pathlib import Path
 from searchbench import repeatability
 from searchbench.artifacts import write_json, write_text
 from searchbench.containment import read_containment
-from searchbench.fastpath import run_fast, walk_order
+from searchbench.fastpath import equivalence_check, run_fast, walk_order
 from searchbench.fileset import read_files_tsv
 from searchbench.health import HealthRule, until_stopped
 from searchbench.paths import decode_path, encode_path
@@ -18,20 +18,27 @@ from searchbench.runner import SearchResult, result_record, run_tool
 from searchbench.scriptmain import run_script, search_setup_of_job
 from searchbench.session import SessionRecord, tool_session
 from searchbench.statuses import NOT_APPLICABLE, STOPPED
+from searchbench.subsample import seeded_subsample
 from searchbench.tools import covers
 from searchbench.trec import read_qrels, write_run
 
 
-def fast_path_walk(inputs) -> list[bytes] | None:
-    """The tool's walk order when its fast path was checked equivalent, else None."""
-    if "check" not in inputs.keys():  # noqa: SIM118 (a Namedlist: `in` tests values)
-        return None
-    check = json.loads(Path(inputs.check).read_text())
+def fast_path_walk(smk, setup, queries) -> tuple[list[bytes] | None, dict[str, set[bytes]]]:
+    """A fast-path tool (its job has a `check` output): the equivalence check on a seeded
+    sample, written; then (its walk order, the files holding each query's literal) when the
+    fast path printed what the plain runs did, else (None, {}): plain runs."""
+    if "check" not in smk.output.keys():  # noqa: SIM118 (a Namedlist: `in` tests values)
+        return None, {}
+    listing = Path(smk.input.walk).read_text().split()
+    walk = walk_order([os.fsencode(decode_path(line)) for line in listing])
+    containing = read_containment(smk.input.containing)
+    texts = {query.qid: query.query for query in queries}
+    settings = smk.params.check
+    sample = seeded_subsample(list(texts), settings["queries"], smk.params.seed)
+    check = equivalence_check(setup, walk, containing, texts, sample, settings)
+    write_json(smk.output.check, check)
     logging.info("fast path: %s", check["decision"])
-    if not check["equivalent"]:
-        return None
-    listing = Path(inputs.walk).read_text().split()
-    return walk_order([os.fsencode(decode_path(line)) for line in listing])
+    return (walk, containing) if check["equivalent"] else (None, {})
 
 
 def not_run(status: str = NOT_APPLICABLE) -> SearchResult:
@@ -56,12 +63,11 @@ def main(smk) -> None:
     qrels = read_qrels(smk.input.qrels)
     # files.tsv paths are the raw names (surrogate-escaped str), as tools print them.
     known = frozenset(os.fsencode(entry.path) for entry in read_files_tsv(smk.input.files))
-    fast = fast_path_walk(smk.input)
-    containing = read_containment(smk.input.containing) if fast is not None else {}
-    run: dict[str, list[str]] = {}
-    records = []
     setup = search_setup_of_job(smk, smk.params.timeout)
     tool = setup.tool
+    fast, containing = fast_path_walk(smk, setup, queries)
+    run: dict[str, list[str]] = {}
+    records = []
     stop_after = HealthRule.of_config(smk.params.tool_health).stop_after
 
     def ask(query) -> tuple[SearchResult, bool]:
@@ -127,7 +133,11 @@ def main(smk) -> None:
     session = sessions[0] if sessions else None
     if session is not None:
         logging.info(
-            "%s session: %s, peak %d KiB", tool.spec.name, session.note, session.peak_rss_kib
+            "%s session: %s, peak %d KiB, %.1f CPU-s",
+            tool.spec.name,
+            session.note,
+            session.peak_rss_kib,
+            session.cpu_seconds,
         )
     raw_lines = [
         json.dumps(with_session(r, session), sort_keys=True, ensure_ascii=False) for r in records

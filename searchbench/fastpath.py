@@ -5,11 +5,12 @@ Plain `ast-grep run --pattern SYM` takes minutes per query on the Linux tree, `b
 tools that is the whole budget. A literal search can only print lines of files that contain
 the literal, so a quality run may hand a tool just those files (containing.tsv, one pass for
 every query), as explicit arguments in the tool's own walk order (its list_files output).
-This is not assumed: the fast_path_check rule runs plain and fast side by side on a seeded
-sample of queries and compares everything printed, byte for byte; a tool whose check fails
-keeps plain runs. Timing always uses plain runs, and those audit the fast path again at no
-cost: every timed query a quality run answered through the fast path is compared with every
-plain run of it (audit_against_timing); one that differs stops the run.
+This is not assumed: before its quality runs, the search job runs plain and fast side by side
+on a seeded sample of queries and compares everything printed, byte for byte
+(equivalence_check); a tool whose check fails keeps plain runs. Timing always uses plain
+runs, and those audit the fast path again at no cost: every timed query a quality run
+answered through the fast path is compared with every plain run of it
+(audit_against_timing); one that differs stops the run.
 """
 
 import atexit
@@ -284,6 +285,48 @@ def compare(plain: SearchResult, fast: SearchResult) -> dict:
         "fast_status": fast.status,
         "plain_lines": plain.lines,
         "fast_lines": fast.lines,
+    }
+
+
+def equivalence_check(
+    setup: SearchSetup,
+    walk: list[bytes],
+    containing: Mapping[str, set[bytes]],
+    queries: Mapping[str, str],
+    sample: Sequence[str],
+    settings: dict,
+) -> dict:
+    """The fast path against plain runs on the sampled queries (qid -> query text), fewer
+    once a plain run is slow (check_plan): the record of results/.../fastpath/{tool}.json.
+    Timings stay in the log, so that the record is reproducible; only the count of queries
+    checked can depend on them (a slow tool is checked on fewer), and the record says so."""
+    checks: dict[str, dict] = {}
+    plain_seconds: list[float] = []
+    for qid in sample:
+        if len(checks) >= check_plan(plain_seconds, settings):
+            break
+        plain = run_search(search_command(setup, queries[qid]))
+        fast, used = run_fast(setup, queries[qid], walk, containing.get(qid, set()))
+        plain_seconds.append(plain.elapsed)
+        checks[qid] = {**compare(plain, fast), "fast_path_used": used}
+        logging.info(
+            "%s %s: plain %.3fs fast %.3fs %s",
+            setup.tool.spec.name,
+            qid,
+            plain.elapsed,
+            fast.elapsed,
+            checks[qid],
+        )
+    equivalent = bool(checks) and all(c["equivalent"] for c in checks.values())
+    return {
+        "tool": setup.tool.spec.name,
+        "equivalent": equivalent,
+        "queries_planned": len(sample),
+        "queries_checked": len(checks),
+        "reduced_because_slow": len(checks) < len(sample),
+        "settings": settings,
+        "checks": checks,
+        "decision": "fast path" if equivalent else "plain runs (fast path not equivalent)",
     }
 
 

@@ -10,6 +10,7 @@ from searchbench.errors import BenchError
 from searchbench.fastpath import (
     check_plan,
     compare,
+    equivalence_check,
     files_containing,
     locate_rg,
     merge_in_walk_order,
@@ -263,6 +264,34 @@ def test_a_wrong_walk_order_is_caught(corpus, tools):
     if plain.files == fast.files:
         pytest.skip("this file system happens to list files in reverse order")
     assert not compare(plain, fast)["equivalent"]
+
+
+def test_the_search_job_s_check_records_each_sampled_query_and_decides(corpus, tools):
+    tool = tools["rg"]
+    setup = SearchSetup(tool, str(corpus), 30)
+    walk = walk_order(list_files(tool, str(corpus)))
+    texts = {"q1": "ring_advance", "q2": "helper", "q3": "-rf"}
+    holders = {qid: files_containing(locate_rg(), str(corpus), q) for qid, q in texts.items()}
+    settings = {"queries": 2, "slow_seconds": 10, "queries_when_slow": 1}
+
+    check = equivalence_check(setup, walk, holders, texts, ["q2", "q1", "q3"], settings)
+
+    assert check["equivalent"] and check["decision"] == "fast path"
+    assert list(check["checks"]) == ["q2", "q1"]  # the sample's order, as many as planned
+    assert check["queries_planned"] == 3 and check["reduced_because_slow"]
+    assert all(c["plain_sha256"] == c["fast_sha256"] for c in check["checks"].values())
+    # a walk in the wrong order prints another order (busybox grep prints in its arguments'
+    # order; rg sorts by path): plain runs, and the record says why
+    busybox = tools["busybox-grep"]
+    if not busybox.available:
+        pytest.skip("busybox not installed")
+    reordered = sorted(walk_order(list_files(busybox, str(corpus))), reverse=True)
+    wrong = equivalence_check(
+        SearchSetup(busybox, str(corpus), 30), reordered, holders, texts, ["q1"], settings
+    )
+    assert wrong["checks"]["q1"]["fast_path_used"]
+    assert not wrong["equivalent"]
+    assert wrong["decision"] == "plain runs (fast path not equivalent)"
 
 
 def test_a_file_the_tool_does_not_list_forces_the_plain_run(corpus, tools):

@@ -120,10 +120,10 @@ def _modules_loaded_by(imports: list[str]) -> set[str]:
 
 
 def test_the_per_query_jobs_start_without_pandas_or_scipy():
-    """search, fast_path_check and timing are most of a run's jobs; pandas alone was 0.45 of
-    their 0.6 s start."""
+    """search and timing are most of a run's jobs; pandas alone was 0.45 of their 0.6 s
+    start."""
     repo = PACKAGE.parent
-    for script in ("search", "fast_path_check", "timing"):
+    for script in ("search", "timing"):
         tree = ast.parse((repo / "scripts" / f"{script}.py").read_text(encoding="utf-8"))
         imports = [
             ast.unparse(node) for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
