@@ -33,6 +33,8 @@ rule false_firing_words:
         words="results/false_firing_words.txt",
     log:
         "results/logs/false_firing_words.log",
+    benchmark:
+        "results/benchmarks/false_firing_words.tsv"
     conda:
         "../envs/python.yaml"
     params:

@@ -144,6 +144,8 @@ rule ablations:
         tsv="results/ablations.tsv",
     log:
         "results/logs/ablations.log",
+    benchmark:
+        "results/benchmarks/ablations.tsv"
     conda:
         "../envs/python.yaml"
     params:

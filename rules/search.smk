@@ -78,6 +78,8 @@ rule run_metadata:
         "results/{corpus}/{track}/runs/{tool}.run.yaml",
     log:
         "results/logs/{corpus}/{track}/run_metadata.{tool}.log",
+    benchmark:
+        "results/benchmarks/{corpus}/{track}/run_metadata.{tool}.tsv"
     conda:
         "../envs/python.yaml"
     params:

@@ -10,6 +10,8 @@ rule corpus_done:
         "results/{corpus}/done.txt",
     log:
         "results/logs/{corpus}/corpus_done.log",
+    benchmark:
+        "results/benchmarks/{corpus}/corpus_done.tsv"
     conda:
         "../envs/python.yaml"
     params:
