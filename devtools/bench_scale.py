@@ -90,6 +90,45 @@ def job_times(results: Path, since: float) -> dict[tuple[str, str, str, str], fl
     return times
 
 
+# Jobs that take every core by design (threads: workflow.cores): the others idle beside them.
+EVERY_CORE_RULES = frozenset({"timing", "build_tool"})
+
+
+def job_intervals(results: Path, since: float) -> list[tuple[float, float, str]]:
+    """(start, end, rule) of every job whose benchmark file was written since `since`: the
+    file is written as the job ends, and holds its duration."""
+    out = []
+    for path in (results / "benchmarks").rglob("*.tsv"):
+        end = path.stat().st_mtime
+        if end >= since:
+            out.append((end - benchmark_seconds(path), end, path.stem.partition(".")[0]))
+    return sorted(out)
+
+
+def idle_core_seconds(
+    intervals: list[tuple[float, float, str]], cores: int, start: float, end: float
+) -> tuple[float, float]:
+    """(core-seconds no job held between start and end, the part of them while a job that
+    takes every core ran), counting each other job as one core (a sweep over job starts and
+    ends)."""
+    events = sorted(
+        [(a, 1, rule in EVERY_CORE_RULES) for a, _, rule in intervals]
+        + [(b, -1, rule in EVERY_CORE_RULES) for _, b, rule in intervals]
+    )
+    idle = beside = 0.0
+    running = every = 0
+    last = start
+    for time_, step, whole in [*events, (end, 0, False)]:
+        moment = min(max(time_, start), end)
+        free = max(0, cores - running) * (moment - last)
+        idle += free
+        beside += free if every else 0.0
+        last = moment
+        running += step
+        every += step if whole else 0
+    return idle, beside
+
+
 def critical_path(times: dict[tuple[str, str, str, str], float]) -> tuple[float, str, str, str]:
     """(seconds, corpus, track, slowest tool) of the longest chain of one corpus and track:
     the corpus's own jobs (fetch, symbols ...) then the track's."""
@@ -135,11 +174,17 @@ def raw_seconds(results: Path, corpus: str, tool: str, track: str = "*") -> tupl
     return total, runs, fast
 
 
+EXTRA_CPU_FIELDS = ("check_cpu_seconds", "repeat_cpu_seconds")
+
+
 def records_cpu(records: list[dict]) -> float:
-    """The tool's own CPU over one job's raw records: each query's process (user + sys) and,
-    for a tool with a session, the session once (the server's work; the same figure is on
-    every record of the job)."""
-    queries = sum(r["user"] + r["sys"] for r in records)
+    """The tool's own CPU over one job's raw records: each query's process (user + sys), the
+    fast-path check's and the repeatability audit's runs of it, and, for a tool with a
+    session, the session once (the server's work; the same figure is on every record)."""
+    queries = sum(
+        r["user"] + r["sys"] + sum(r.get(field) or 0.0 for field in EXTRA_CPU_FIELDS)
+        for r in records
+    )
     return queries + max((r.get("session_cpu_seconds") or 0.0 for r in records), default=0.0)
 
 
@@ -355,6 +400,12 @@ def main(argv: list[str]) -> int:
     overheads = search_overheads(times, results)
     timed = timing_seconds(results, corpora)
     print("\n".join(target_lines(times, tools_cpu, timed, wall, cores, path_seconds, overheads)))
+    idle, beside = idle_core_seconds(job_intervals(results, start), cores, start, start + wall)
+    print(
+        f"cores idle\t{idle:.1f} of {wall * cores:.1f} core-s ({idle / (wall * cores):.0%}); "
+        f"{beside:.1f} of them beside a job that takes every core "
+        f"({', '.join(sorted(EVERY_CORE_RULES))}), the rest waiting on the schedule"
+    )
     print("\n".join(fast_path_table(results, corpora)))
     return 0
 

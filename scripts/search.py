@@ -14,6 +14,7 @@ from searchbench.fileset import read_files_tsv
 from searchbench.health import HealthRule, until_stopped
 from searchbench.paths import decode_path, encode_path
 from searchbench.queries_io import read_queries, right_paths
+from searchbench.raw_io import with_costs
 from searchbench.runner import SearchResult, result_record, run_tool
 from searchbench.scriptmain import run_script, search_setup_of_job
 from searchbench.session import SessionRecord, tool_session
@@ -23,22 +24,27 @@ from searchbench.tools import covers
 from searchbench.trec import read_qrels, write_run
 
 
-def fast_path_walk(smk, setup, queries) -> tuple[list[bytes] | None, dict[str, set[bytes]]]:
+def fast_path_walk(
+    smk, setup, queries
+) -> tuple[list[bytes] | None, dict[str, set[bytes]], dict[str, float]]:
     """A fast-path tool (its job has a `check` output): the equivalence check on a seeded
     sample, written; then (its walk order, the files holding each query's literal) when the
-    fast path printed what the plain runs did, else (None, {}): plain runs."""
+    fast path printed what the plain runs did, else (None, {}): plain runs; and the check's
+    CPU seconds per checked qid."""
     if "check" not in smk.output.keys():  # noqa: SIM118 (a Namedlist: `in` tests values)
-        return None, {}
+        return None, {}, {}
     listing = Path(smk.input.walk).read_text().split()
     walk = walk_order([os.fsencode(decode_path(line)) for line in listing])
     containing = read_containment(smk.input.containing)
     texts = {query.qid: query.query for query in queries}
     settings = smk.params.check
     sample = seeded_subsample(list(texts), settings["queries"], smk.params.seed)
-    check = equivalence_check(setup, walk, containing, texts, sample, settings)
+    check, cpu = equivalence_check(setup, walk, containing, texts, sample, settings)
     write_json(smk.output.check, check)
     logging.info("fast path: %s", check["decision"])
-    return (walk, containing) if check["equivalent"] else (None, {})
+    if not check["equivalent"]:
+        return None, {}, cpu
+    return walk, containing, cpu
 
 
 def not_run(status: str = NOT_APPLICABLE) -> SearchResult:
@@ -65,7 +71,8 @@ def main(smk) -> None:
     known = frozenset(os.fsencode(entry.path) for entry in read_files_tsv(smk.input.files))
     setup = search_setup_of_job(smk, smk.params.timeout)
     tool = setup.tool
-    fast, containing = fast_path_walk(smk, setup, queries)
+    fast, containing, check_cpu = fast_path_walk(smk, setup, queries)
+    repeat_cpu: dict[str, float] = {}
     run: dict[str, list[str]] = {}
     records = []
     stop_after = HealthRule.of_config(smk.params.tool_health).stop_after
@@ -83,6 +90,7 @@ def main(smk) -> None:
     def ask_again(qid: str) -> tuple[dict, list[str]]:
         """The repeatability audit's second asking of one query, the same way."""
         result, used_fast = ask(by_qid[qid])
+        repeat_cpu[qid] = result.user + result.sys
         return result_record(qid, by_qid[qid].query, result), [encode_path(p) for p in result.files]
 
     by_qid = {query.qid: query for query in queries}
@@ -140,7 +148,12 @@ def main(smk) -> None:
             session.cpu_seconds,
         )
     raw_lines = [
-        json.dumps(with_session(r, session), sort_keys=True, ensure_ascii=False) for r in records
+        json.dumps(
+            with_costs(with_session(r, session), check_cpu, repeat_cpu),
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        for r in records
     ]
     write_run(smk.output.run, run, tag=tool.spec.name)
     write_json(smk.output.repeat, audit)

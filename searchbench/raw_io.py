@@ -26,3 +26,17 @@ def read_raw_records(path: str | os.PathLike) -> dict[str, dict]:
                 raise BenchError(f"{path}:{lineno}: qid {qid!r} appears twice")
             records[qid] = record
     return records
+
+
+def with_costs(record: dict, check_cpu: dict[str, float], repeat_cpu: dict[str, float]) -> dict:
+    """A query's record with the tool's CPU its search job spent on the query beyond its run,
+    where it spent some: the fast-path check's two runs (check_cpu_seconds) and the
+    repeatability audit's second asking (repeat_cpu_seconds), so that every tool process of
+    the job is counted as the tool's, not as the runner's. Like elapsed, they vary."""
+    qid = record["qid"]
+    extra = {}
+    if qid in check_cpu:
+        extra["check_cpu_seconds"] = round(check_cpu[qid], 6)
+    if qid in repeat_cpu:
+        extra["repeat_cpu_seconds"] = round(repeat_cpu[qid], 6)
+    return {**record, **extra}

@@ -1,5 +1,6 @@
 """devtools/bench_scale.py reads every job's benchmark file, one per track."""
 
+import os
 import runpy
 import sys
 from pathlib import Path
@@ -68,6 +69,14 @@ def test_a_language_server_s_session_counts_once_per_job_beside_its_clients(tmp_
     write_raw(tmp_path / "a" / "usage" / "raw" / "clangd.jsonl", [(1.0, 0.0)])
 
     assert bench.tool_cpu(tmp_path, ["a"]) == {"clangd": (32.0, 3)}
+
+
+def test_the_fast_path_check_s_and_the_audit_s_runs_are_the_tool_s_cpu():
+    records = [
+        {"user": 1.0, "sys": 0.5, "check_cpu_seconds": 0.25, "repeat_cpu_seconds": 2.0},
+        {"user": 0.5, "sys": 0.0, "repeat_cpu_seconds": None},
+    ]
+    assert bench.records_cpu(records) == 4.25
 
 
 def test_the_fast_path_table_counts_each_track_s_runs_on_its_own_row(tmp_path):
@@ -139,3 +148,24 @@ def test_the_four_targets_are_ratios_of_this_run_s_own_figures(tmp_path):
     assert lines[1].startswith("target 2: workflow's own work / tools' CPU\t1.50 (")
     assert lines[2].startswith("target 3: statistics / tools' CPU\t0.50 (")
     assert lines[3].startswith("target 4: runner overhead per search job\tmedian 0.25, all ")
+
+
+def test_idle_cores_are_counted_between_jobs_and_beside_a_job_that_takes_them_all():
+    jobs = [
+        (0.0, 4.0, "search"),  # one core of two for 4 s: 4 core-s idle
+        (4.0, 6.0, "timing"),  # every core by design: 2 core-s idle beside it
+        (6.0, 10.0, "score"),
+        (6.0, 10.0, "search"),  # both cores held
+        (12.0, 13.0, "report"),  # past the window's end: not counted
+    ]
+    assert bench.idle_core_seconds(jobs, cores=2, start=0.0, end=11.0) == (8.0, 2.0)
+
+
+def test_a_job_s_interval_ends_when_its_benchmark_file_was_written(tmp_path):
+    path = tmp_path / "benchmarks" / "a" / "code" / "search.rg.tsv"
+    write_benchmark(path, 3.5)
+    os.utime(path, (1000.0, 1000.0))
+    write_benchmark(tmp_path / "benchmarks" / "old.tsv", 1.0)
+    os.utime(tmp_path / "benchmarks" / "old.tsv", (10.0, 10.0))
+
+    assert bench.job_intervals(tmp_path, since=500.0) == [(996.5, 1000.0, "search")]
