@@ -17,7 +17,9 @@ NOT_ARTIFACTS = {"unknown_target"}
 
 @pytest.fixture(scope="module")
 def rule_outputs(tmp_path_factory) -> dict[str, str]:
-    """Every output pattern of every rule, as Snakemake parsed it, with the rule's name."""
+    """Every output pattern of every rule, as Snakemake parsed it, with the rule's name (the
+    names, comma-separated and sorted, of the rules that write it for different wildcards:
+    search and search_fast_path)."""
     with SnakemakeApi(OutputSettings(quiet=True)) as api:
         workflow = api.workflow(
             resource_settings=ResourceSettings(cores=1),
@@ -25,21 +27,24 @@ def rule_outputs(tmp_path_factory) -> dict[str, str]:
             snakefile=REPO / "Snakefile",
             workdir=tmp_path_factory.mktemp("wd"),
         )
-        return {
-            CONSTRAINT.sub(r"{\1}", str(out)).rstrip("/"): rule.name
-            for rule in workflow._workflow.rules
-            if rule.name not in NOT_ARTIFACTS
-            for out in rule.output
-        }
+        writers: dict[str, set[str]] = {}
+        for rule in workflow._workflow.rules:
+            if rule.name in NOT_ARTIFACTS:
+                continue
+            for out in rule.output:
+                path = CONSTRAINT.sub(r"{\1}", str(out)).rstrip("/")
+                writers.setdefault(path, set()).add(rule.name)
+        return {path: ", ".join(sorted(names)) for path, names in writers.items()}
 
 
 def documented_rows() -> dict[str, str]:
-    """path -> rule, from the table's rows."""
+    """path -> rule (or rules, `a, b`), from the table's rows: the rule cell up to any
+    parenthesis."""
     rows = {}
     for line in (REPO / "docs" / "artifacts.md").read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) >= 3 and (match := DOCUMENTED.fullmatch(cells[0])):
-            rows[match.group(1).rstrip("/")] = cells[1].split()[0]
+            rows[match.group(1).rstrip("/")] = cells[1].split("(")[0].strip()
     return rows
 
 

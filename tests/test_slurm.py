@@ -39,7 +39,10 @@ RUN_ID = re.compile(r"SLURM run ID: (\S+)")
 def _rules() -> set[str]:
     names = set()
     for smk in (REPO / "rules").glob("*.smk"):
-        names |= set(re.findall(r"^\s*(?:rule|checkpoint)\s+(\w+)\s*:", smk.read_text(), re.M))
+        text = smk.read_text()
+        names |= set(re.findall(r"^\s*(?:rule|checkpoint)\s+(\w+)\s*:", text, re.M))
+        # `use rule A as B with:` declares B
+        names |= set(re.findall(r"^use rule \w+ as (\w+)", text, re.M))
     return names
 
 

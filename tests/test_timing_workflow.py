@@ -58,13 +58,15 @@ def dry_run(tmp_path: Path, timing: dict) -> str:
 def test_timing_jobs_are_planned_only_when_timing_is_enabled(tmp_path: Path, enabled: bool):
     output = dry_run(tmp_path, {"enabled": enabled, "queries": 2})
     jobs = job_counts(output)
-    # One search job per available tool; as many timing jobs, or none at all.
-    assert jobs["search"] >= 2 and jobs["report"] == 1 and jobs["run_status"] == 1
-    assert jobs.get("timing", 0) == (jobs["search"] if enabled else 0)
+    # One search job per available tool (a fast-path tool's is search_fast_path); as many
+    # timing jobs, or none at all.
+    searches = jobs.get("search", 0) + jobs.get("search_fast_path", 0)
+    assert searches >= 2 and jobs["report"] == 1 and jobs["run_status"] == 1
+    assert jobs.get("timing", 0) == (searches if enabled else 0)
     assert ("results/mini/timing/" in output) is enabled
 
 
 @pytest.mark.slow
 def test_timing_defaults_to_enabled(tmp_path: Path):
     jobs = job_counts(dry_run(tmp_path, {}))
-    assert jobs["timing"] == jobs["search"]
+    assert jobs["timing"] == jobs.get("search", 0) + jobs.get("search_fast_path", 0)

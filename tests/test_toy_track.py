@@ -76,8 +76,13 @@ with SnakemakeApi(OutputSettings(quiet=True)) as api:
         workdir=workdir,
     )
     rules = {}
+    tools = list(workflow._workflow.config["tools"])
     for rule in workflow._workflow.rules:
         for out in map(str, rule.output):
+            # a rule for tools this configuration has none of (search: the fast-path ones)
+            only = re.search(r"\\{tool,([^{}]*)\\}", out)
+            if only and not any(re.fullmatch(only.group(1), tool) for tool in tools):
+                continue
             # outputs carry their wildcard constraints: {track,code|docs|...}
             found = re.match(r"results/\\{corpus[^{}]*\\}/\\{track(?:,([^{}]*))?\\}/", out)
             if found:
