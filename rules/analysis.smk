@@ -173,7 +173,7 @@ rule pooled:
     log:
         "results/logs/pooled/{track}.log",
     benchmark:
-        "results/benchmarks/pooled/{track}.tsv"
+        "results/benchmarks/pooled/{track}/pooled.tsv"
     conda:
         "../envs/python.yaml"
     params:

@@ -140,7 +140,7 @@ rule mine_transcripts:
     log:
         "results/logs/transcripts/mine.log",
     benchmark:
-        "results/benchmarks/transcripts/mine.tsv"
+        "results/benchmarks/transcripts/mine_transcripts.tsv"
     conda:
         "../envs/python.yaml"
     params:

@@ -122,7 +122,7 @@ rule docs_strata:
     log:
         "results/logs/{corpus}/{track}/strata.log",
     benchmark:
-        "results/benchmarks/{corpus}/{track}/strata.tsv"
+        "results/benchmarks/{corpus}/{track}/docs_strata.tsv"
     wildcard_constraints:
         corpus="|".join(map(re.escape, [*CORPORA, "pooled"])),
         track="|".join(DOCS_CLASSES),

@@ -71,6 +71,17 @@ def test_a_language_server_s_session_counts_once_per_job_beside_its_clients(tmp_
     assert bench.tool_cpu(tmp_path, ["a"]) == {"clangd": (32.0, 3)}
 
 
+def test_an_index_build_is_its_tool_s_cpu(tmp_path):
+    write_raw(tmp_path / "a" / "code" / "raw" / "ctags.jsonl", [(0.5, 0.0)])
+    index = tmp_path / "a" / "index"
+    index.mkdir()
+    (index / "ctags.json").write_text('{"user_seconds": 2.0, "sys_seconds": 0.25}')
+    # a tool searching another's index (global-refs) has no build of its own
+    (index / "global.json").write_text('{"user_seconds": 1.0, "sys_seconds": 0.0}')
+
+    assert bench.tool_cpu(tmp_path, ["a"]) == {"ctags": (2.75, 1), "global": (1.0, 0)}
+
+
 def test_the_fast_path_check_s_and_the_audit_s_runs_are_the_tool_s_cpu():
     records = [
         {"user": 1.0, "sys": 0.5, "check_cpu_seconds": 0.25, "repeat_cpu_seconds": 2.0},
