@@ -314,14 +314,36 @@ def symbol_location(symbol: dict[str, Any]) -> tuple[str | None, int]:
     return path, int(start.get("line", 0)) + 1
 
 
-def name_matches(name: str, query: str, qualified: bool) -> bool:
-    """The server's name is the query exactly; with `qualified`, also `X.query` (gopls names
-    methods and fields Type.Name and, by symbolStyle, prefixes a package)."""
-    return name == query or (qualified and name.endswith("." + query))
+# How a server names a symbol (--qualified, --declaration-names; default exact).
+EXACT, QUALIFIED, DECLARATIONS = "exact", "qualified", "declarations"
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:::[A-Za-z_$][\w$]*)*")
+_POINTER_NAME = re.compile(r"\(\s*\*+\s*([A-Za-z_$][\w$]*)\s*\)\s*\(")
+
+
+def declared_name(declaration: str) -> str:
+    """The name a whole declaration declares (ccls names a symbol by its declaration: `static
+    int f(struct s *r)`, `struct s {}`, `int s::field`, `typedef long word_t`): the last
+    identifier before the parameter list, array bounds or body, its last `::` part; for a
+    function pointer `int (*f)(int)`, the pointer's name."""
+    pointer = _POINTER_NAME.search(declaration)
+    if pointer:
+        return pointer.group(1)
+    head = re.split(r"[([{=]", declaration, maxsplit=1)[0]
+    names = _IDENTIFIER.findall(head)
+    return names[-1].rsplit("::", 1)[-1] if names else declaration
+
+
+def name_matches(name: str, query: str, names: str = EXACT) -> bool:
+    """The server's name is the query exactly; QUALIFIED also takes `X.query` (gopls names
+    methods and fields Type.Name and, by symbolStyle, prefixes a package); DECLARATIONS
+    reads the name a whole declaration declares (declared_name)."""
+    if names == DECLARATIONS:
+        return declared_name(name) == query
+    return name == query or (names == QUALIFIED and name.endswith("." + query))
 
 
 def result_lines(
-    symbols: list[dict[str, Any]] | None, query: str, root: str, qualified: bool = False
+    symbols: list[dict[str, Any]] | None, query: str, root: str, names: str = EXACT
 ) -> tuple[list[bytes], int, int]:
     """grep-null lines (path NUL line ":" name) of the symbols named exactly `query`, in the
     server's order, paths relative to root; with the counts of symbols dropped because
@@ -331,7 +353,7 @@ def result_lines(
     lines: list[bytes] = []
     other_name = outside = 0
     for symbol in symbols or []:
-        if not name_matches(str(symbol.get("name", "")), query, qualified):
+        if not name_matches(str(symbol.get("name", "")), query, names):
             other_name += 1
             continue
         path, line = symbol_location(symbol)
@@ -444,6 +466,10 @@ timeout). The value after --query is the query whatever it looks like.
 --language-id ID  languageId of the opened file (default from its suffix)
 --init-options JSON     initializationOptions
 --qualified       also keep names ending in `.NAME` (gopls qualifies methods and fields)
+--declaration-names     the server names a symbol by its whole declaration (ccls: `static
+                  int NAME(int x)`): keep those that declare NAME
+--ccls-info       ready when ccls's $ccls/info says every file it enqueued is indexed (ccls
+                  reports no progress)
 --references      print where NAME is used instead: textDocument/references (declaration
                   excluded) at the first symbol named NAME inside the root
 --ready-timeout S longest wait for the server to be ready (default 60); then it is asked
@@ -476,7 +502,7 @@ def parse_args(argv: list[str]) -> dict[str, Any]:
     opts: dict[str, Any] = {
         "query": None, "index": None, "compile_commands": None, "open_cdb_first": None,
         "open_first": None, "open_all": None, "language_id": None, "init_options": None,
-        "qualified": False,
+        "qualified": False, "declaration_names": False, "ccls_info": False,
         "ready_timeout": 60.0, "quiet": 0.5, "first": 1.0, "timeout": 120.0,
         "server_log": None, "version": False, "server": [], "serve": None, "connect": None,
         "stop": False, "references": False,
@@ -504,7 +530,10 @@ def parse_args(argv: list[str]) -> dict[str, Any]:
                 value = json.loads(value)
             opts[key] = value
             i += 2
-        elif arg in ("--qualified", "--version", "--stop", "--references"):
+        elif arg in (
+            "--qualified", "--declaration-names", "--ccls-info", "--version", "--stop",
+            "--references",
+        ):  # fmt: skip
             opts[key] = True
             i += 1
         else:
@@ -605,16 +634,42 @@ def start_server(opts: dict[str, Any], root: str, log: Any, deadline: float) -> 
         # index and never begins progress, so waiting `first` for it is waiting for nothing
         # (300 s of an idle job slot per build, on every such corpus).
         first = 0.0 if opts["open_cdb_first"] and not to_open else opts["first"]
+        if opts["ccls_info"]:
+            return client, wait_ccls_indexed(client, ready_by)
         return client, client.wait_ready(ready_by, opts["quiet"], first)
     except BaseException:
         client.kill()
         raise
 
 
-def ask(client: Client, query: str, root: str, qualified: bool, deadline: float) -> list[bytes]:
+CCLS_POLL_SECONDS = 0.2
+
+
+def ccls_indexed(info: Any) -> bool:
+    """$ccls/info says the index is complete: every file it enqueued is done (and it enqueued
+    some, unless its project has no entry: nothing to index)."""
+    if not isinstance(info, dict):
+        return False
+    pipeline, project = info.get("pipeline"), info.get("project")
+    if not isinstance(pipeline, dict) or not isinstance(project, dict):
+        return False  # not the reply of a ccls that knows its project
+    enqueued, completed = int(pipeline.get("enqueued", 0)), int(pipeline.get("completed", 0))
+    return completed >= enqueued and (enqueued > 0 or int(project.get("entries", 0)) == 0)
+
+
+def wait_ccls_indexed(client: Client, deadline: float) -> bool:
+    """Ask $ccls/info until it says the index is complete; False when the deadline came."""
+    while time.monotonic() < deadline:
+        if ccls_indexed(client.request("$ccls/info", {}, deadline)):
+            return True
+        time.sleep(min(CCLS_POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+    return False
+
+
+def ask(client: Client, query: str, root: str, names: str, deadline: float) -> list[bytes]:
     """The grep-null lines of one workspace/symbol question."""
     symbols = client.request("workspace/symbol", {"query": query}, deadline)
-    return result_lines(symbols, query, root, qualified)[0]
+    return result_lines(symbols, query, root, names)[0]
 
 
 def name_position(path: str, line: int, name: str, look: int = 50) -> tuple[int, int] | None:
@@ -633,7 +688,7 @@ def name_position(path: str, line: int, name: str, look: int = 50) -> tuple[int,
 
 
 def ask_references(
-    client: Client, query: str, root: str, qualified: bool, deadline: float
+    client: Client, query: str, root: str, names: str, deadline: float
 ) -> list[bytes]:
     """Where `query` is used, as an LSP toolkit finds it from a name alone: the first symbol
     named `query` inside the root (workspace/symbol, the server's order), then
@@ -643,7 +698,7 @@ def ask_references(
     real_root = os.path.realpath(root)
     for symbol in symbols:
         path, line = symbol_location(symbol)
-        if not name_matches(str(symbol.get("name", "")), query, qualified) or path is None:
+        if not name_matches(str(symbol.get("name", "")), query, names) or path is None:
             continue
         if relative_to_root(path, root, real_root) is None:
             continue
@@ -681,7 +736,13 @@ def question(
 ) -> list[bytes]:
     """One query's grep-null lines: its symbols, or with --references its uses."""
     asker = ask_references if opts["references"] else ask
-    return asker(client, query, root, opts["qualified"], deadline)
+    return asker(client, query, root, name_rule(opts), deadline)
+
+
+def name_rule(opts: dict[str, Any]) -> str:
+    if opts["declaration_names"]:
+        return DECLARATIONS
+    return QUALIFIED if opts["qualified"] else EXACT
 
 
 def run(opts: dict[str, Any], root: str, out: Any, err: Any) -> int:

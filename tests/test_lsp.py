@@ -234,6 +234,60 @@ def test_clangd_recorded_output():
         assert got[query] == [], query
 
 
+def test_ccls_recorded_output():
+    """ccls names symbols by their whole declarations: the declared name is what matches."""
+    got = recorded("ccls")
+    assert got["ring_push"] == [(b"c/ring.c", 3), (b"cpp/shelf.cpp", 9)]
+    assert got["Shelf"] == [(b"cpp/shelf.cpp", 3)]  # `class store::Shelf {}`
+    assert got["ring_t"] == [(b"c/ring.h", 2)]  # a typedef: no linkage, indexed all the same
+    assert got["spaced_fn"] == [(b"with space/spaced.c", 1)]
+    assert got["ring_size_of"] == [(b"c/ring.c", 11)]
+    assert got["RING_MAX"] == [(b"c/ring.h", 1)]
+    for query in HOSTILE:
+        assert got[query] == [], query
+
+
+@pytest.mark.parametrize(
+    ("declaration", "name"),
+    [
+        ("static int ring_size_of(const ring_t *ring)", "ring_size_of"),
+        ("extern char *crypt_gensalt_rn(const char *prefix, unsigned long count)",
+         "crypt_gensalt_rn"),
+        ("typedef struct ring ring_t", "ring_t"),
+        ("class store::Shelf {}", "Shelf"),
+        ("int store::ring_push(store::Shelf &shelf, int value)", "ring_push"),
+        ("int ring::head", "head"),
+        ("char buf[10]", "buf"),
+        ("int counter = 3", "counter"),
+        ("int (*handler)(int)", "handler"),
+        ("RING_MAX", "RING_MAX"),
+        ("enum color {}", "color"),
+    ],
+)  # fmt: skip
+def test_a_declaration_s_name_is_the_name_it_declares(declaration, name):
+    from searchbench.lsp import DECLARATIONS, declared_name, name_matches
+
+    assert declared_name(declaration) == name
+    assert name_matches(declaration, name, DECLARATIONS)
+    assert not name_matches(declaration, name + "x", DECLARATIONS)
+    if declaration != name:  # an exact reader never matches a whole declaration
+        assert not name_matches(declaration, name)
+
+
+def test_ccls_is_ready_when_every_file_it_enqueued_is_indexed():
+    from searchbench.lsp import ccls_indexed
+
+    def info(completed, enqueued, entries=2):
+        return {"pipeline": {"completed": completed, "enqueued": enqueued},
+                "project": {"entries": entries}}  # fmt: skip
+
+    assert not ccls_indexed(info(0, 0))  # its project has entries, none enqueued yet
+    assert not ccls_indexed(info(1, 3))
+    assert ccls_indexed(info(3, 3))
+    assert ccls_indexed(info(0, 0, entries=0))  # nothing to index: ready at once
+    assert not ccls_indexed(None) and not ccls_indexed({"pipeline": {}})
+
+
 def test_jedi_language_server_recorded_output():
     got = recorded("jedi-language-server")
     assert got["ring_push"] == [(b"py/ring.py", 1)]
