@@ -12,6 +12,10 @@ rule build_tool:
         "results/benchmarks/build_tool.{build}.tsv"
     wildcard_constraints:
         build="|".join(map(re.escape, sorted(BUILD_PINS))) or "NONE",
+    # First: a build takes every core, so behind a stream of one-core jobs it waits for a
+    # moment when both are free (a refused Zoekt module stopped a default run after 65 min);
+    # scheduled first, a build that fails stops the run in its first minutes.
+    priority: 100
     conda:
         "../envs/python.yaml"
     threads: workflow.cores

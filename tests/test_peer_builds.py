@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from searchbench.build import (
     BUILT,
@@ -394,3 +395,52 @@ def test_zoekt_reads_the_query_as_a_case_sensitive_literal_and_ranks_definitions
     assert with_ctags["ringPush"][0] == (b"src/ts/ring.ts", 1)
     assert without["ringPush"][0] == (b"src/js/ring.js", 1)
     assert with_ctags["ring_push"][0] != without["ring_push"][0]  # the symbol boost moves it
+
+
+@pytest.mark.slow
+def test_a_refused_build_runs_first_and_stops_the_run_with_one_line(tmp_path):
+    """A build takes every core; scheduled first, a refused module stops the run before any
+    search (a default run here once reached Zoekt's build after 65 min)."""
+    from workflow_cli import NO_WORKFLOW_PROFILE
+
+    document = yaml.safe_load(TOOLS_YAML.read_text())
+    tools = {"rg": document["tools"]["rg"], "zk": entry(GO_PIN, binary="zk")}
+    (tmp_path / "tools.yaml").write_text(yaml.safe_dump({**document, "tools": tools}))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "ring.c").write_text("int ring_reset(void) { return 0; }\n")
+    config = {
+        "seed": 7,
+        "queries_per_corpus": 12,
+        "tools_file": str(tmp_path / "tools.yaml"),
+        "languages_file": str(ROOT / "config" / "languages.yaml"),
+        "astgrep_rules_dir": str(ROOT / "config" / "astgrep"),
+        "baseline": "rg",
+        "primary": [],
+        "build_peers": True,
+        "timing": {"enabled": False},
+        "corpora": {"mini": {"source": {"kind": "local", "path": str(corpus)}}},
+    }
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    venv_bin = str(Path(sys.executable).parent)
+    path_env = os.pathsep.join([toolchain_dir(tmp_path, go=FAKE_GO_REFUSED), venv_bin])
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile")),
+            *("-d", str(tmp_path), "--configfile", str(tmp_path / "config.yaml")),
+            *NO_WORKFLOW_PROFILE,
+            *("--cores", "2"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": path_env, "PYTHONPATH": str(ROOT)},
+        timeout=600,
+    )
+    assert proc.returncode != 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    started = re.findall(r"^(?:local)?rule (\w+):$", proc.stdout + proc.stderr, re.M)
+    assert started and started[0] == "build_tool", proc.stdout[-3000:] + proc.stderr[-3000:]
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("resolve_tool: tool zk:")]
+    assert lines and "403 Forbidden" in lines[0] and "run again" in lines[0]
+    assert "registry.invalid" not in proc.stdout + proc.stderr
+    # no search of any tool ran
+    assert not list((tmp_path / "results").glob("mini/*/runs/*.run"))
