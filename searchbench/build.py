@@ -408,3 +408,32 @@ def check_built_binary(path: str, manifest: dict) -> str:
     if file_sha256(path) != entry["sha256"]:
         return f"{path} changed since it was built (sha256 differs from its manifest)"
     return ""
+
+
+def failed_since(tools_dir: Path, since: float) -> list[str]:
+    """The builds whose manifest, written at or after `since` (seconds since the epoch), says
+    they failed: what a run that stopped on a refused module built (`./bench run` then runs
+    again, and those tools are listed as skipped)."""
+    names = []
+    for path in sorted(tools_dir.glob(f"*/{MANIFEST}")):
+        if path.stat().st_mtime < since:
+            continue
+        manifest = read_manifest(path)
+        if manifest is not None and manifest.get("status") == FAILED:
+            names.append(path.parent.name)
+    return names
+
+
+def main(argv: list[str]) -> int:
+    """`python -m searchbench.build --failed-since EPOCH`: print the builds that failed since
+    then, one a line; exit 0 when there is one, 1 when none."""
+    if len(argv) != 2 or argv[0] != "--failed-since":
+        sys.stderr.write("usage: python -m searchbench.build --failed-since EPOCH\n")
+        return 2
+    names = failed_since(TOOLS_DIR, float(argv[1]))
+    sys.stdout.write("".join(name + "\n" for name in names))
+    return 0 if names else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,10 +1,12 @@
 """Issue 37 item 8: the quick start says what a run costs, offers a small first run, and its
 tool recipe is a valid tools entry."""
 
+import os
 import re
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 from searchbench.configcheck import first_config_error, load_side_file, load_yaml_unique
@@ -90,7 +92,8 @@ def test_the_quick_start_commands_are_the_ones_bench_runs():
     assert "./bench run --configfile config/first-run.yaml" in quick
     # the config names are checked (one line each) before Snakemake reads them
     assert re.search(
-        r"^\s+run\) setup; python -m searchbench.preflight \"\$@\"; exec snakemake \"\$@\" ;;$",
+        r"^\s+run\) setup; python -m searchbench.preflight \"\$@\"; "
+        r"run_twice_past_failed_builds \"\$@\" ;;$",
         bench,
         re.M,
     )
@@ -109,3 +112,48 @@ def test_the_files_run_first_are_test_files_that_exist():
 
     assert len(set(HEAVIEST_FIRST)) == len(HEAVIEST_FIRST)
     assert [name for name in HEAVIEST_FIRST if not (REPO / "tests" / name).is_file()] == []
+
+
+def _bench_function(name: str) -> str:
+    """One shell function of ./bench, as written there."""
+    text = (REPO / "bench").read_text()
+    found = re.search(rf"^{name}\(\) {{\n.*?^}}\n", text, re.M | re.S)
+    assert found, name
+    return found.group(0)
+
+
+@pytest.mark.parametrize("build_fails", [True, False])
+def test_bench_run_goes_on_past_a_failed_build_and_only_then(tmp_path, build_fails):
+    """The first snakemake stops on a peer's build (it writes a failed manifest and exits 1):
+    `./bench run` says so in one line and runs once more; any other failure is the run's."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    manifest = '{\\"status\\": \\"failed\\"}' if build_fails else ""
+    fake = bin_dir / "snakemake"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'echo "call $*" >> calls.txt\n'
+        "if [ ! -e second ]; then touch second\n"
+        f'  if [ -n "{manifest}" ]; then mkdir -p resources/tools/zk; '
+        f'printf "{manifest}" > resources/tools/zk/manifest.json; fi\n'
+        "  exit 1\nfi\nexit 0\n"
+    )
+    fake.chmod(0o755)
+    script = _bench_function("run_twice_past_failed_builds") + 'run_twice_past_failed_builds "$@"\n'
+    proc = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script, "bench", "--cores", "2"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+             "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    if build_fails:
+        assert proc.returncode == 0 and calls == ["call --cores 2", "call --cores 2"]
+        assert proc.stderr.strip() == (
+            "bench: a peer's build failed (the line above); running again without it"
+        )
+    else:
+        assert proc.returncode == 1 and calls == ["call --cores 2"] and proc.stderr == ""
