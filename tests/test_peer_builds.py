@@ -401,7 +401,7 @@ def test_zoekt_reads_the_query_as_a_case_sensitive_literal_and_ranks_definitions
 def test_a_refused_build_runs_first_and_stops_the_run_with_one_line(tmp_path):
     """A build takes every core; scheduled first, a refused module stops the run before any
     search (a default run here once reached Zoekt's build after 65 min)."""
-    from workflow_cli import NO_WORKFLOW_PROFILE
+    from workflow_cli import NO_WORKFLOW_PROFILE, local_corpus_config
 
     document = yaml.safe_load(TOOLS_YAML.read_text())
     tools = {"rg": document["tools"]["rg"], "zk": entry(GO_PIN, binary="zk")}
@@ -409,18 +409,13 @@ def test_a_refused_build_runs_first_and_stops_the_run_with_one_line(tmp_path):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     (corpus / "ring.c").write_text("int ring_reset(void) { return 0; }\n")
-    config = {
-        "seed": 7,
-        "queries_per_corpus": 12,
-        "tools_file": str(tmp_path / "tools.yaml"),
-        "languages_file": str(ROOT / "config" / "languages.yaml"),
-        "astgrep_rules_dir": str(ROOT / "config" / "astgrep"),
-        "baseline": "rg",
-        "primary": [],
-        "build_peers": True,
-        "timing": {"enabled": False},
-        "corpora": {"mini": {"source": {"kind": "local", "path": str(corpus)}}},
-    }
+    config = local_corpus_config(
+        corpus,
+        tmp_path / "tools.yaml",
+        primary=[],
+        build_peers=True,
+        timing={"enabled": False},
+    )
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     venv_bin = str(Path(sys.executable).parent)
     path_env = os.pathsep.join([toolchain_dir(tmp_path, go=FAKE_GO_REFUSED), venv_bin])

@@ -6,22 +6,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from workflow_cli import NO_WORKFLOW_PROFILE
+from workflow_cli import NO_WORKFLOW_PROFILE, local_corpus_config
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def config(corpus: Path, timing: dict) -> dict:
-    return {
-        "seed": 7,
-        "queries_per_corpus": 12,
-        "tools_file": str(REPO / "config" / "tools.yaml"),
-        "languages_file": str(REPO / "config" / "languages.yaml"),
-        "astgrep_rules_dir": str(REPO / "config" / "astgrep"),
-        "baseline": "rg",
-        "timing": timing,
-        "corpora": {"mini": {"source": {"kind": "local", "path": str(corpus)}}},
-    }
+    return local_corpus_config(corpus, REPO / "config" / "tools.yaml", timing=timing)
 
 
 def job_counts(output: str) -> dict[str, int]:

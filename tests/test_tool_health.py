@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from design_fixture import FIXTURE_STATISTICS, design, schema_config
-from workflow_cli import NO_WORKFLOW_PROFILE
+from workflow_cli import NO_WORKFLOW_PROFILE, local_corpus_config
 
 from searchbench.command import Command
 from searchbench.errors import BenchError
@@ -312,23 +312,18 @@ def test_a_run_with_four_broken_tools_goes_on_and_says_which_broke(tmp_path):
             "order": "as printed",
         }
     (tmp_path / "tools.yaml").write_text(yaml.safe_dump({"tools": tools}))
-    config = {
-        "seed": 7,
-        "queries_per_corpus": 12,
-        "min_symbol_length": 4,
-        "tools_file": str(tmp_path / "tools.yaml"),
-        "languages_file": str(ROOT / "config" / "languages.yaml"),
-        "astgrep_rules_dir": str(ROOT / "config" / "astgrep"),
-        "baseline": "rg",
-        "primary": [],
-        "timeout_seconds": 1,
-        "tool_health": {"stop_after": 3},
-        "resamples": 2000,
+    config = local_corpus_config(
+        corpus,
+        tmp_path / "tools.yaml",
+        min_symbol_length=4,
+        primary=[],
+        timeout_seconds=1,
+        tool_health={"stop_after": 3},
+        resamples=2000,
         **FIXTURE_STATISTICS,
-        "docs": {"min_queries": 1000},  # the code track only
-        "timing": {"enabled": False},
-        "corpora": {"mini": {"source": {"kind": "local", "path": str(corpus)}}},
-    }
+        docs={"min_queries": 1000},  # the code track only
+        timing={"enabled": False},
+    )
     workdir = tmp_path / "work"
     workdir.mkdir()
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
